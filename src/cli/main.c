@@ -1,0 +1,320 @@
+/* allox-cli: argv -> command table -> handler -> renderer. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "command.h"
+#include "fs.h"
+
+static const char *const prog = "allox-cli";
+
+/* Like curl: make sure 0-2 are open, so no file we open later becomes stdout. */
+static void ensure_std_fds(void)
+{
+	int fd;
+
+	do {
+		fd = open("/dev/null", O_RDWR);
+	} while (fd >= 0 && fd <= 2);
+	if (fd > 2)
+		close(fd);
+}
+
+static char *allox_home(void)
+{
+	const char *h = getenv("ALLOX_HOME"), *home = getenv("HOME");
+
+	if (h && *h)
+		return strdup(h);
+	return ax_path_join(home && *home ? home : "/", ".allox");
+}
+
+static void print_error(const ax_error *err, ax_format format, const ax_command_spec *cmd, const char *usage_group)
+{
+	if (format == AX_FMT_JSON) {
+		json_t *e = json_pack("{s:{s:s, s:s}}", "error", "message", err->message, "code", err->code);
+
+		if (err->hint[0])
+			json_object_set_new(json_object_get(e, "error"), "hint", json_string(err->hint));
+		json_dumpf(e, stderr, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		fputc('\n', stderr);
+		json_decref(e);
+		return;
+	}
+	if (err->exit_code == AX_EXIT_USAGE && cmd)
+		ax_usage_line(stderr, prog, cmd);
+	else if (err->exit_code == AX_EXIT_USAGE && usage_group)
+		fprintf(stderr, "Usage: %s %s VERB [ARGS] [OPTIONS]\n", prog, usage_group);
+	else if (err->exit_code == AX_EXIT_USAGE)
+		fprintf(stderr, "Usage: %s [GLOBAL OPTIONS] GROUP VERB [ARGS] [OPTIONS]\n", prog);
+	fprintf(stderr, "Error: %s\n", err->message);
+	if (err->hint[0])
+		fprintf(stderr, "%s\n", err->hint);
+	if (err->exit_code == AX_EXIT_USAGE) {
+		if (cmd)
+			fprintf(stderr, "Try '%s %s%s%s --help' for help.\n", prog, cmd->group,
+				cmd->name[0] ? " " : "", cmd->name);
+		else
+			fprintf(stderr, "Try '%s %s%s--help' for help.\n", prog, usage_group ? usage_group : "",
+				usage_group ? " " : "");
+	}
+}
+
+static int finish_stdout(void)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "Error: cannot write output: %s\n", strerror(errno ? errno : EIO));
+		return AX_EXIT_FAILURE;
+	}
+	return AX_EXIT_OK;
+}
+
+static int terminal_width(void)
+{
+	struct winsize ws;
+	const char *cols = getenv("COLUMNS");
+
+	if (cols && atoi(cols) > 0)
+		return atoi(cols);
+	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	return 0;
+}
+
+static ax_render_opts render_opts(ax_format format, const ax_globals *g, const ax_config *cfg)
+{
+	ax_render_opts o;
+	const char *no_color = getenv("NO_COLOR");
+
+	o.format = format;
+	o.utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+	o.width = terminal_width();
+	o.color = isatty(STDOUT_FILENO) && !(no_color && *no_color) && !g->flags.no_color &&
+		  (!cfg || ax_config_bool(cfg, "color"));
+	return o;
+}
+
+static size_t list_groups(const char **names, size_t max)
+{
+	const ax_group_spec *g;
+	const ax_command_spec *c;
+	size_t n = 0;
+
+	for (g = ax_groups(); g->name && n < max; g++)
+		for (c = ax_commands(); c->name; c++)
+			if (strcmp(c->group, g->name) == 0) {
+				names[n++] = g->name;
+				break;
+			}
+	if (n < max)
+		names[n++] = "help";
+	return n;
+}
+
+static int unknown_group(const char *word)
+{
+	const char *group_names[16];
+	ax_error err;
+	size_t n = list_groups(group_names, 16);
+	const char *hint = ax_suggest(word, group_names, n);
+
+	if (hint)
+		ax_fail(&err, AX_EXIT_USAGE, "USAGE", "unknown command '%s' (did you mean '%s'?)", word, hint);
+	else
+		ax_fail(&err, AX_EXIT_USAGE, "USAGE", "unknown command '%s'", word);
+	print_error(&err, AX_FMT_TABLE, NULL, NULL);
+	return AX_EXIT_USAGE;
+}
+
+static int unknown_verb(const ax_group_spec *g, const char *word)
+{
+	const char *names[64];
+	const ax_command_spec *c;
+	size_t n = 0;
+	ax_error err;
+	const char *hint;
+
+	for (c = ax_commands(); c->name && n < 64; c++)
+		if (strcmp(c->group, g->name) == 0)
+			names[n++] = c->name;
+	hint = ax_suggest(word, names, n);
+	if (hint)
+		ax_fail(&err, AX_EXIT_USAGE, "USAGE", "unknown verb '%s' for '%s' (did you mean '%s'?)", word,
+			g->name, hint);
+	else
+		ax_fail(&err, AX_EXIT_USAGE, "USAGE", "unknown verb '%s' for '%s'", word, g->name);
+	print_error(&err, AX_FMT_TABLE, NULL, g->name);
+	return AX_EXIT_USAGE;
+}
+
+static bool group_has_verbs(const char *group)
+{
+	const ax_command_spec *c;
+
+	for (c = ax_commands(); c->name; c++)
+		if (strcmp(c->group, group) == 0)
+			return true;
+	return false;
+}
+
+/* `allox-cli help [GROUP [VERB]]` */
+static int help_command(int argc, char **argv)
+{
+	const ax_group_spec *g;
+	const ax_command_spec *c;
+	int words;
+
+	if (argc == 0) {
+		ax_help_root(stdout, prog);
+		return finish_stdout();
+	}
+	g = ax_group_find(argv[0]);
+	if (!g || !group_has_verbs(g->name))
+		return unknown_group(argv[0]);
+	c = ax_command_find(g->name, argc - 1, argv + 1, &words);
+	if (argc == 1 && (!c || c->name[0])) {
+		ax_help_group(stdout, prog, g);
+		return finish_stdout();
+	}
+	if (!c)
+		return unknown_verb(g, argv[1]);
+	ax_help_command(stdout, prog, c);
+	return finish_stdout();
+}
+
+static int emit_result(ax_result *res, const ax_args *args, const ax_globals *g, const ax_config *cfg,
+		       ax_error *err)
+{
+	ax_render_opts o;
+
+	switch (res->kind) {
+	case AX_RESULT_DATA:
+		o = render_opts(args->format, g, cfg);
+		return ax_render(stdout, res->data, &res->view, &o, err);
+	case AX_RESULT_TEXT:
+		if (fprintf(stdout, "%s\n", res->text) < 0)
+			return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot write output: %s", strerror(errno));
+		return 0;
+	case AX_RESULT_NONE:
+		break;
+	}
+	return 0;
+}
+
+static int run_command(const ax_command_spec *cmd, int argc, char **argv, const ax_globals *g)
+{
+	ax_args args;
+	ax_error err;
+	ax_ctx ctx;
+	ax_config cfg;
+	ax_result res;
+	char *home = NULL, *path = NULL;
+	int status;
+
+	ax_error_clear(&err);
+	memset(&res, 0, sizeof res);
+	memset(&cfg, 0, sizeof cfg);
+	if (ax_args_parse(cmd, argc, argv, &args, &err) < 0) {
+		print_error(&err, AX_FMT_TABLE, cmd, NULL);
+		return AX_EXIT_USAGE;
+	}
+	if (args.help) {
+		ax_help_command(stdout, prog, cmd);
+		ax_args_free(&args);
+		return finish_stdout();
+	}
+	home = allox_home();
+	memset(&ctx, 0, sizeof ctx);
+	ctx.home = home;
+	ctx.argv0 = prog;
+	ctx.globals = g;
+	ctx.out = stdout;
+	ctx.err = stderr;
+	ctx.verbose = g->verbose;
+	status = -1;
+	if (!home) {
+		ax_fail(&err, AX_EXIT_FAILURE, "IO", "out of memory");
+		goto out;
+	}
+	if (!(cmd->flags & AX_CMD_NO_CONFIG)) {
+		if (ax_config_path(home, g->profile, g->config_path, &path, &err) < 0 ||
+		    ax_config_load(&cfg, path, &g->flags, &err) < 0)
+			goto out;
+		ctx.config = &cfg;
+	}
+	status = cmd->handler(&ctx, &args, &res, &err);
+	if (status >= 0 && emit_result(&res, &args, g, ctx.config, &err) < 0)
+		status = -1;
+out:
+	if (status < 0) {
+		print_error(&err, args.format, err.exit_code == AX_EXIT_USAGE ? cmd : NULL, NULL);
+		status = err.exit_code ? err.exit_code : AX_EXIT_FAILURE;
+	}
+	json_decref(res.data);
+	free(res.text);
+	ax_config_free(&cfg);
+	ax_args_free(&args);
+	free(path);
+	free(home);
+	if (finish_stdout() != AX_EXIT_OK && status == AX_EXIT_OK)
+		status = AX_EXIT_FAILURE;
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	ax_globals g;
+	ax_error err;
+	const ax_group_spec *group;
+	const ax_command_spec *cmd;
+	int used, words;
+
+	ensure_std_fds();
+	setlocale(LC_ALL, "");
+	/* A closed pipe must be a reported write error (exit 1), not a silent death. */
+	signal(SIGPIPE, SIG_IGN);
+
+	argc--;
+	argv++;
+	ax_error_clear(&err);
+	if (ax_globals_parse(argc, argv, &g, &used, &err) < 0) {
+		print_error(&err, AX_FMT_TABLE, NULL, NULL);
+		return AX_EXIT_USAGE;
+	}
+	argc -= used;
+	argv += used;
+	if (g.version) {
+		printf("%s %s\n", prog, PACKAGE_VERSION);
+		return finish_stdout();
+	}
+	if (argc == 0) {
+		ax_help_root(stdout, prog);
+		return finish_stdout();
+	}
+	if (strcmp(argv[0], "help") == 0)
+		return help_command(argc - 1, argv + 1);
+	group = ax_group_find(argv[0]);
+	if (!group || !group_has_verbs(group->name))
+		return unknown_group(argv[0]);
+	cmd = ax_command_find(group->name, argc - 1, argv + 1, &words);
+	if (!cmd) {
+		if (argc == 1 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || g.help) {
+			ax_help_group(stdout, prog, group);
+			return finish_stdout();
+		}
+		return unknown_verb(group, argv[1]);
+	}
+	if (g.help) {
+		ax_help_command(stdout, prog, cmd);
+		return finish_stdout();
+	}
+	return run_command(cmd, argc - 1 - words, argv + 1 + words, &g);
+}

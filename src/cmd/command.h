@@ -1,0 +1,171 @@
+/*
+ * Commands are data: one table row per verb describes its group, name,
+ * summary, positionals, options, output formats and handler. argv parsing,
+ * help, the interactive shell, man-page checks and completion all read it.
+ *
+ * Adding a verb: write a handler in src/cmd/<group>.c, declare it below, add
+ * a row to src/cmd/table.c.
+ */
+#ifndef ALLOX_COMMAND_H
+#define ALLOX_COMMAND_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <jansson.h>
+
+#include "conf.h"
+#include "error.h"
+#include "output.h"
+
+typedef enum ax_opt_type {
+	AX_OPT_FLAG,      /* no value; stored as true */
+	AX_OPT_STRING,
+	AX_OPT_INT,
+	AX_OPT_DURATION,  /* checked with ax_duration_parse; stored as typed */
+	AX_OPT_CHOICE,    /* one of choices */
+	AX_OPT_KV,        /* KEY=VALUE or KEY VALUE; stored as [key, value] */
+} ax_opt_type;
+
+typedef struct ax_option_spec {
+	const char *name;             /* long name without "--" */
+	char short_name;              /* 0 if none */
+	ax_opt_type type;
+	const char *metavar;          /* "SECONDS", "KEY=VALUE", ... */
+	const char *const *choices;   /* AX_OPT_CHOICE: NULL-terminated */
+	const char *defval;           /* shown in help only */
+	bool repeatable;              /* values collect into an array */
+	const char *help;
+} ax_option_spec;
+
+typedef enum ax_pos_kind {
+	AX_POS_REQUIRED,
+	AX_POS_OPTIONAL,   /* filled only when enough arguments are given */
+	AX_POS_VARIADIC,   /* one or more; always last */
+} ax_pos_kind;
+
+typedef struct ax_positional_spec {
+	const char *name;   /* "SANDBOX_ID" */
+	ax_pos_kind kind;
+	const char *help;
+} ax_positional_spec;
+
+enum {
+	/* Options end at the first positional (run, aio exec): the rest is the command. */
+	AX_CMD_OPTIONS_FIRST = 1 << 0,
+	/* Works with a broken config file (config init/show/set/path). */
+	AX_CMD_NO_CONFIG = 1 << 1,
+};
+
+struct ax_ctx;
+struct ax_args;
+struct ax_result;
+
+/* Returns an exit status (>= 0) or -1 with ERR filled. */
+typedef int (*ax_handler)(struct ax_ctx *ctx, const struct ax_args *args,
+			  struct ax_result *res, ax_error *err);
+
+typedef struct ax_command_spec {
+	const char *group;       /* "sandbox"; words of a verb after the group go in name */
+	const char *name;        /* "create", or "jupyter run" */
+	const char *summary;     /* one line */
+	const char *description; /* longer help; may be NULL */
+	const ax_positional_spec *positionals; /* terminated by name == NULL; may be NULL */
+	const ax_option_spec *options;         /* terminated by name == NULL; may be NULL */
+	unsigned formats;        /* ax_format mask; 0: plain text, no -o */
+	ax_format default_format;
+	unsigned flags;
+	ax_handler handler;
+	const char *const *examples; /* NULL-terminated; may be NULL */
+} ax_command_spec;
+
+typedef struct ax_group_spec {
+	const char *name;
+	const char *summary;
+} ax_group_spec;
+
+/* The table: NULL-terminated by name. */
+const ax_group_spec *ax_groups(void);
+const ax_command_spec *ax_commands(void);
+const ax_group_spec *ax_group_find(const char *name);
+
+/* Global options (before the verb), for help, completion and man checks. */
+const ax_option_spec *ax_global_options(void);
+
+typedef struct ax_globals {
+	const char *profile;
+	const char *config_path;
+	ax_config_flags flags;
+	bool verbose;
+	bool help;
+	bool version;
+} ax_globals;
+
+/* What a verb was given. */
+typedef struct ax_args {
+	const ax_command_spec *cmd;
+	json_t *opts;        /* option name -> value (string, integer, true, [k, v], or array if repeatable) */
+	json_t *pos;         /* positional name -> string (array of strings for variadic) */
+	ax_format format;    /* chosen with -o or the command's default */
+	bool help;
+} ax_args;
+
+/* Where handlers find everything outside their arguments. */
+typedef struct ax_ctx {
+	const char *home;          /* $ALLOX_HOME */
+	const char *argv0;         /* "allox-cli" for messages */
+	const ax_globals *globals;
+	ax_config *config;         /* resolved; NULL for AX_CMD_NO_CONFIG commands */
+	FILE *out;                 /* results */
+	FILE *err;                 /* progress, warnings, errors */
+	bool verbose;
+} ax_ctx;
+
+typedef enum ax_result_kind {
+	AX_RESULT_NONE,   /* the handler wrote its own output */
+	AX_RESULT_DATA,   /* data + view, printed by the renderer in args->format */
+	AX_RESULT_TEXT,   /* a plain message line printed to stdout */
+} ax_result_kind;
+
+typedef struct ax_result {
+	ax_result_kind kind;
+	json_t *data;
+	ax_view view;
+	char *text;
+} ax_result;
+
+/* Option and positional access for handlers. */
+const char *ax_arg_string(const ax_args *a, const char *name);
+bool ax_arg_flag(const ax_args *a, const char *name);
+const json_t *ax_arg_json(const ax_args *a, const char *name);
+
+/* Parse ARGV (after the global options) for CMD. Returns 0 or -1 with a
+ * usage error naming the problem (and a suggestion for near misses). */
+int ax_args_parse(const ax_command_spec *cmd, int argc, char **argv, ax_args *out, ax_error *err);
+void ax_args_free(ax_args *a);
+
+/* Parse global options; *CONSUMED is how many argv entries were used. */
+int ax_globals_parse(int argc, char **argv, ax_globals *g, int *consumed, ax_error *err);
+
+/* Find the verb at ARGV[0..] within GROUP; *WORDS tells how many words it used. */
+const ax_command_spec *ax_command_find(const char *group, int argc, char **argv, int *words);
+
+/* The closest of CANDIDATES to WORD if it is a near miss, else NULL. */
+const char *ax_suggest(const char *word, const char *const *candidates, size_t n);
+
+/* Help text. */
+void ax_help_root(FILE *f, const char *prog);
+void ax_help_group(FILE *f, const char *prog, const ax_group_spec *g);
+void ax_help_command(FILE *f, const char *prog, const ax_command_spec *c);
+/* "Usage: allox-cli GROUP VERB [OPTIONS] ARGS" */
+void ax_usage_line(FILE *f, const char *prog, const ax_command_spec *c);
+
+/* Handlers. */
+int ax_cmd_config_init(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
+int ax_cmd_config_show(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
+int ax_cmd_config_set(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
+int ax_cmd_config_path(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
+int ax_cmd_session_current(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
+int ax_cmd_session_use(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
+int ax_cmd_session_clear(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
+
+#endif

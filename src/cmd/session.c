@@ -1,0 +1,63 @@
+/* session current | use | clear */
+#include "command.h"
+
+#include <string.h>
+
+#include "session.h"
+
+#define NO_SESSION_HINT "Run: allox-cli sandbox create  OR  allox-cli session use <id>"
+
+static int session_result(ax_result *res, const ax_session *s, const char *title)
+{
+	res->kind = AX_RESULT_DATA;
+	res->data = ax_session_to_json(s);
+	res->view.title = title;
+	return 0;
+}
+
+int ax_cmd_session_current(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+{
+	ax_session s;
+	bool found;
+
+	if (ax_session_get(ctx->home, &s, &found, err) < 0)
+		return -1;
+	if (!found)
+		return ax_fail(err, AX_EXIT_FAILURE, "NO_SESSION", "No current session. " NO_SESSION_HINT);
+	session_result(res, &s, "Current Session");
+	ax_session_free(&s);
+	return 0;
+}
+
+int ax_cmd_session_use(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+{
+	const char *id = ax_arg_string(args, "SANDBOX_ID");
+	ax_session s;
+	size_t i;
+
+	if (!id[0] || strlen(id) > 256)
+		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "invalid sandbox id '%s'", id);
+	for (i = 0; id[i]; i++)
+		if ((unsigned char)id[i] < 0x20 || id[i] == '/')
+			return ax_fail(err, AX_EXIT_USAGE, "USAGE", "invalid sandbox id: control characters and '/' are not allowed");
+	/* The AIO URL is informational; commands resolve the endpoint afresh each time. */
+	if (ax_session_set(ctx->home, id, "", &s, err) < 0)
+		return -1;
+	session_result(res, &s, "Session Updated");
+	ax_session_free(&s);
+	return 0;
+}
+
+int ax_cmd_session_clear(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+{
+	bool cleared;
+
+	if (ax_session_clear(ctx->home, NULL, &cleared, err) < 0)
+		return -1;
+	if (!cleared)
+		return ax_fail(err, AX_EXIT_FAILURE, "NO_SESSION", "No current session to clear.");
+	res->kind = AX_RESULT_DATA;
+	res->data = json_pack("{s:s}", "status", "cleared");
+	res->view.title = "Session Cleared";
+	return 0;
+}

@@ -1,0 +1,117 @@
+/* The command table: every verb allox-cli knows, as data. */
+#include "command.h"
+
+#include <string.h>
+
+#define END_OPTIONS { NULL, 0, AX_OPT_FLAG, NULL, NULL, NULL, false, NULL }
+#define END_POSITIONALS { NULL, AX_POS_REQUIRED, NULL }
+#define OBJECT_FORMATS (AX_FMT_TABLE | AX_FMT_JSON | AX_FMT_YAML)
+
+static const ax_group_spec groups[] = {
+	{ "sandbox", "Create, inspect and end sandboxes" },
+	{ "session", "Show, choose or clear the current sandbox" },
+	{ "aio", "Shell, files, Jupyter, browser and MCP through the AIO runtime" },
+	{ "run", "Run a command in a sandbox through execd" },
+	{ "file", "Read, write, upload and download files" },
+	{ "checkpoint", "Save and restore sandbox checkpoints" },
+	{ "config", "Create, show and change the configuration" },
+	{ NULL, NULL },
+};
+
+static const char *const config_show_examples[] = {
+	"allox-cli config show",
+	"allox-cli --profile dev config show -o json",
+	NULL,
+};
+
+static const char *const config_set_examples[] = {
+	"allox-cli config set connection.domain localhost:8080",
+	"allox-cli config set checkpoint.enabled true",
+	"allox-cli config set checkpoint.operations run,aio.exec",
+	"allox-cli config set defaults.entrypoint '[\"/bin/sh\", \"-c\", \"sleep infinity\"]'",
+	NULL,
+};
+
+static const ax_option_spec config_init_options[] = {
+	{ "force", 'f', AX_OPT_FLAG, NULL, NULL, NULL, false, "overwrite an existing file" },
+	END_OPTIONS,
+};
+
+static const ax_positional_spec config_set_positionals[] = {
+	{ "KEY", AX_POS_REQUIRED, "section.name, e.g. connection.domain" },
+	{ "VALUE", AX_POS_REQUIRED, "checked against the key's type" },
+	END_POSITIONALS,
+};
+
+static const ax_positional_spec session_use_positionals[] = {
+	{ "SANDBOX_ID", AX_POS_REQUIRED, "the sandbox later commands use by default" },
+	END_POSITIONALS,
+};
+
+static const ax_command_spec commands[] = {
+	{ "session", "current", "Show the current session", NULL,
+	  NULL, NULL, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_session_current, NULL },
+	{ "session", "use", "Make a sandbox the current session", NULL,
+	  session_use_positionals, NULL, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_session_use, NULL },
+	{ "session", "clear", "Forget the current session", NULL,
+	  NULL, NULL, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_session_clear, NULL },
+
+	{ "config", "init", "Write a commented configuration template",
+	  "Writes every key commented out with its default. An existing file is kept unless --force is given.",
+	  NULL, config_init_options, 0, AX_FMT_TABLE, AX_CMD_NO_CONFIG, ax_cmd_config_init, NULL },
+	{ "config", "show", "Show resolved settings and where each came from",
+	  "Each value is shown with its source: flag, env:VARIABLE, file or default. The API key is masked.",
+	  NULL, NULL, AX_FMT_TABLE | AX_FMT_JSON | AX_FMT_YAML, AX_FMT_TABLE, AX_CMD_NO_CONFIG,
+	  ax_cmd_config_show, config_show_examples },
+	{ "config", "set", "Set one key, keeping the rest of the file",
+	  "VALUE is checked against the key's type (boolean, integer, duration, list as a,b or a TOML array). "
+	  "The file is edited in place: comments and order survive, and it is replaced atomically.",
+	  config_set_positionals, NULL, 0, AX_FMT_TABLE, AX_CMD_NO_CONFIG, ax_cmd_config_set,
+	  config_set_examples },
+	{ "config", "path", "Print the path of the configuration file in use", NULL,
+	  NULL, NULL, 0, AX_FMT_TABLE, AX_CMD_NO_CONFIG, ax_cmd_config_path, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, NULL, 0, AX_FMT_TABLE, 0, NULL, NULL },
+};
+
+static const char *const protocol_choices[] = { "http", "https", NULL };
+
+static const ax_option_spec global_options[] = {
+	{ "profile", 0, AX_OPT_STRING, "NAME", NULL, NULL, false, "use $ALLOX_HOME/NAME.toml" },
+	{ "config", 0, AX_OPT_STRING, "PATH", NULL, NULL, false, "use this configuration file (wins over --profile)" },
+	{ "domain", 0, AX_OPT_STRING, "DOMAIN", NULL, NULL, false, "lifecycle server: local, unix:/path, host:port or URL" },
+	{ "api-key", 0, AX_OPT_STRING, "KEY", NULL, NULL, false, "OpenSandbox API key" },
+	{ "protocol", 0, AX_OPT_CHOICE, "PROTOCOL", protocol_choices, NULL, false, "http or https" },
+	{ "request-timeout", 0, AX_OPT_INT, "SECONDS", NULL, NULL, false, "timeout of each server request" },
+	{ "use-server-proxy", 0, AX_OPT_FLAG, NULL, NULL, NULL, false, "ask the server for proxied endpoints" },
+	{ "no-use-server-proxy", 0, AX_OPT_FLAG, NULL, NULL, NULL, false, "use direct endpoints" },
+	{ "verbose", 'v', AX_OPT_FLAG, NULL, NULL, NULL, false, "diagnostics on stderr" },
+	{ "no-color", 0, AX_OPT_FLAG, NULL, NULL, NULL, false, "no colour (also: NO_COLOR=1)" },
+	{ "version", 0, AX_OPT_FLAG, NULL, NULL, NULL, false, "print the version and exit" },
+	{ "help", 'h', AX_OPT_FLAG, NULL, NULL, NULL, false, "show help and exit" },
+	END_OPTIONS,
+};
+
+const ax_group_spec *ax_groups(void)
+{
+	return groups;
+}
+
+const ax_command_spec *ax_commands(void)
+{
+	return commands;
+}
+
+const ax_option_spec *ax_global_options(void)
+{
+	return global_options;
+}
+
+const ax_group_spec *ax_group_find(const char *name)
+{
+	const ax_group_spec *g;
+
+	for (g = groups; g->name; g++)
+		if (strcmp(g->name, name) == 0)
+			return g;
+	return NULL;
+}

@@ -1,0 +1,40 @@
+#include "error.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int ax_vfail(ax_error *err, int exit_code, const char *code, const char *fmt, va_list ap)
+{
+	if (!err)
+		return -1;
+	err->exit_code = exit_code;
+	snprintf(err->code, sizeof err->code, "%s", code ? code : "ERROR");
+	vsnprintf(err->message, sizeof err->message, fmt, ap);
+	err->hint[0] = '\0';
+	return -1;
+}
+
+int ax_fail(ax_error *err, int exit_code, const char *code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	ax_vfail(err, exit_code, code, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void ax_error_hint(ax_error *err, const char *fmt, ...)
+{
+	va_list ap;
+	if (!err)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err->hint, sizeof err->hint, fmt, ap);
+	va_end(ap);
+}
+
+void ax_error_clear(ax_error *err)
+{
+	if (err)
+		memset(err, 0, sizeof *err);
+}

@@ -1,0 +1,28 @@
+/* File-system helpers: whole-file reads, atomic replacement, directory creation. */
+#ifndef ALLOX_FS_H
+#define ALLOX_FS_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "error.h"
+
+/* Read PATH whole into a NUL-terminated malloc'd buffer.
+ * Returns 0 on success, 1 if PATH does not exist, -1 with ERR otherwise. */
+int ax_read_file(const char *path, char **data, size_t *len, ax_error *err);
+
+/* Replace PATH with DATA atomically: write a temporary file beside it, fsync,
+ * rename over PATH. Readers see the old or the new file, never a mix; on any
+ * failure PATH is untouched and the temporary file is removed. */
+int ax_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode, ax_error *err);
+
+/* mkdir -p with MODE for each created component. */
+int ax_mkdir_p(const char *path, mode_t mode, ax_error *err);
+
+/* Create PATH's parent directories (mkdir -p of dirname). */
+int ax_mkdir_parent(const char *path, mode_t mode, ax_error *err);
+
+/* Return a malloc'd "DIR/NAME". */
+char *ax_path_join(const char *dir, const char *name);
+
+#endif

@@ -1,0 +1,56 @@
+#include "timeutil.h"
+
+#include <ctype.h>
+#include <string.h>
+
+void ax_time_iso_offset(time_t t, char buf[32])
+{
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, 32, "%Y-%m-%dT%H:%M:%S+00:00", &tm);
+}
+
+void ax_time_rfc3339(time_t t, char buf[32])
+{
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int ax_time_parse_rfc3339(const char *s, time_t *t)
+{
+	struct tm tm;
+	const char *p;
+	long offset = 0;
+
+	memset(&tm, 0, sizeof tm);
+	p = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (!p)
+		p = strptime(s, "%Y-%m-%dt%H:%M:%S", &tm);
+	if (!p)
+		return -1;
+	if (*p == '.') {
+		p++;
+		if (!isdigit((unsigned char)*p))
+			return -1;
+		while (isdigit((unsigned char)*p))
+			p++;
+	}
+	if (*p == 'Z' || *p == 'z') {
+		p++;
+	} else if ((*p == '+' || *p == '-') && isdigit((unsigned char)p[1]) && isdigit((unsigned char)p[2]) &&
+		   p[3] == ':' && isdigit((unsigned char)p[4]) && isdigit((unsigned char)p[5])) {
+		offset = ((p[1] - '0') * 10 + (p[2] - '0')) * 3600 + ((p[4] - '0') * 10 + (p[5] - '0')) * 60;
+		if (*p == '-')
+			offset = -offset;
+		p += 6;
+	} else {
+		return -1;
+	}
+	if (*p)
+		return -1;
+	*t = timegm(&tm) - offset;
+	return 0;
+}

@@ -1,0 +1,78 @@
+#!/bin/sh
+# Usage errors: exit 2, a usage line, a one-line reason and a suggestion for near misses.
+. "${TESTS_DIR:-tests}/cli/lib.sh"
+
+t "unknown group suggests"
+run allox sesion current
+expect_rc 2
+expect_empty_out
+expect_err "Usage: allox-cli [GLOBAL OPTIONS] GROUP VERB [ARGS] [OPTIONS]
+Error: unknown command 'sesion' (did you mean 'session'?)
+Try 'allox-cli --help' for help."
+
+t "unknown verb suggests"
+run allox session curent
+expect_rc 2
+expect_err "Usage: allox-cli session VERB [ARGS] [OPTIONS]
+Error: unknown verb 'curent' for 'session' (did you mean 'current'?)
+Try 'allox-cli session --help' for help."
+
+t "unknown verb without a near miss"
+run allox config frobnicate
+expect_rc 2
+expect_err_has "Error: unknown verb 'frobnicate' for 'config'"
+
+t "unknown option suggests"
+run allox config init --forse
+expect_rc 2
+expect_err "Usage: allox-cli config init [OPTIONS]
+Error: unknown option '--forse' (did you mean '--force'?)
+Try 'allox-cli config init --help' for help."
+
+t "unknown global option"
+run allox --verbos session current
+expect_rc 2
+expect_err_has "unknown option '--verbos' (did you mean '--verbose'?)"
+
+t "bad -o value"
+run allox session current -o raw
+expect_rc 2
+expect_err_has "Error: invalid value 'raw' for -o/--output: choose from table, json, yaml"
+
+t "missing argument"
+run allox session use
+expect_rc 2
+expect_err_has "Error: missing argument SANDBOX_ID"
+
+t "extra argument"
+run allox session current extra
+expect_rc 2
+expect_err_has "Error: unexpected argument 'extra'"
+
+t "bad global choice"
+run allox --protocol gopher session current
+expect_rc 2
+expect_err_has "invalid value 'gopher' for --protocol: choose from http, https"
+
+t "bad global integer"
+run allox --request-timeout soon session current
+expect_rc 2
+expect_err_has "invalid value 'soon' for --request-timeout: expected an integer"
+
+t "bad profile name"
+run allox --profile ../etc session current
+expect_rc 2
+expect_err_has "Invalid profile name '../etc'"
+
+t "options anywhere among positionals"
+run allox session use -o json abc
+expect_rc 0
+run allox session use abc -o json
+expect_rc 0
+expect_out_has '"sandbox_id": "abc"'
+
+t "global option after the verb is not global"
+run allox session current --verbose
+expect_rc 2
+
+done_testing

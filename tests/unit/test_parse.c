@@ -1,0 +1,200 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "command.h"
+
+static const char *const colors[] = { "red", "blue", NULL };
+
+static const ax_option_spec opts[] = {
+	{ "env", 'e', AX_OPT_KV, NULL, NULL, NULL, true, "env" },
+	{ "timeout", 't', AX_OPT_DURATION, "DURATION", NULL, NULL, false, "t" },
+	{ "count", 0, AX_OPT_INT, "N", NULL, NULL, false, "n" },
+	{ "color", 0, AX_OPT_CHOICE, "C", colors, NULL, false, "c" },
+	{ "force", 'f', AX_OPT_FLAG, NULL, NULL, NULL, false, "f" },
+	{ NULL, 0, AX_OPT_FLAG, NULL, NULL, NULL, false, NULL },
+};
+
+static const ax_positional_spec file_pos[] = {
+	{ "SANDBOX_ID", AX_POS_OPTIONAL, "id" },
+	{ "PATH", AX_POS_REQUIRED, "path" },
+	{ NULL, AX_POS_REQUIRED, NULL },
+};
+
+static const ax_positional_spec run_pos[] = {
+	{ "COMMAND", AX_POS_VARIADIC, "cmd" },
+	{ NULL, AX_POS_REQUIRED, NULL },
+};
+
+static const ax_command_spec file_cmd = {
+	"file", "cat", "s", NULL, file_pos, opts, AX_FMT_RAW | AX_FMT_JSON, AX_FMT_RAW, 0, NULL, NULL,
+};
+static const ax_command_spec run_cmd = {
+	"run", "", "s", NULL, run_pos, opts, AX_FMT_RAW | AX_FMT_JSON, AX_FMT_RAW, AX_CMD_OPTIONS_FIRST, NULL, NULL,
+};
+
+static int parse(const ax_command_spec *c, ax_args *a, ax_error *err, int argc, ...)
+{
+	char *argv[32];
+	va_list ap;
+	int i;
+
+	va_start(ap, argc);
+	for (i = 0; i < argc; i++)
+		argv[i] = va_arg(ap, char *);
+	va_end(ap);
+	return ax_args_parse(c, argc, argv, a, err);
+}
+
+static void test_count_based_positionals(void **state)
+{
+	ax_args a;
+	ax_error err;
+
+	(void)state;
+	assert_int_equal(parse(&file_cmd, &a, &err, 1, "/etc/hosts"), 0);
+	assert_null(ax_arg_string(&a, "SANDBOX_ID"));
+	assert_string_equal(ax_arg_string(&a, "PATH"), "/etc/hosts");
+	ax_args_free(&a);
+	assert_int_equal(parse(&file_cmd, &a, &err, 4, "id1", "-o", "json", "/p"), 0);
+	assert_string_equal(ax_arg_string(&a, "SANDBOX_ID"), "id1");
+	assert_string_equal(ax_arg_string(&a, "PATH"), "/p");
+	assert_int_equal(a.format, AX_FMT_JSON);
+	ax_args_free(&a);
+	assert_int_equal(parse(&file_cmd, &a, &err, 0), -1);
+	assert_string_equal(err.message, "missing argument PATH");
+	assert_int_equal(parse(&file_cmd, &a, &err, 3, "a", "b", "c"), -1);
+	assert_string_equal(err.message, "unexpected argument 'c'");
+	assert_int_equal(err.exit_code, AX_EXIT_USAGE);
+}
+
+static void test_kv_both_forms(void **state)
+{
+	ax_args a;
+	ax_error err;
+	const json_t *env;
+
+	(void)state;
+	assert_int_equal(parse(&file_cmd, &a, &err, 6, "--env", "A=1", "-e", "B", "--no-sandbox", "/p"), 0);
+	env = ax_arg_json(&a, "env");
+	assert_int_equal(json_array_size(env), 2);
+	assert_string_equal(json_string_value(json_array_get(json_array_get(env, 0), 1)), "1");
+	assert_string_equal(json_string_value(json_array_get(json_array_get(env, 1), 0)), "B");
+	assert_string_equal(json_string_value(json_array_get(json_array_get(env, 1), 1)), "--no-sandbox");
+	ax_args_free(&a);
+	assert_int_equal(parse(&file_cmd, &a, &err, 2, "--env=X=a=b", "/p"), 0);
+	assert_string_equal(json_string_value(json_array_get(json_array_get(ax_arg_json(&a, "env"), 0), 1)), "a=b");
+	ax_args_free(&a);
+}
+
+static void test_value_checks(void **state)
+{
+	ax_args a;
+	ax_error err;
+
+	(void)state;
+	assert_int_equal(parse(&file_cmd, &a, &err, 3, "--timeout", "1x", "/p"), -1);
+	assert_int_equal(err.exit_code, AX_EXIT_USAGE);
+	assert_non_null(strstr(err.message, "Invalid duration '1x'"));
+	assert_int_equal(parse(&file_cmd, &a, &err, 3, "--count", "ten", "/p"), -1);
+	assert_string_equal(err.message, "invalid value 'ten' for --count: expected an integer");
+	assert_int_equal(parse(&file_cmd, &a, &err, 3, "--color", "green", "/p"), -1);
+	assert_string_equal(err.message, "invalid value 'green' for --color: choose from red, blue");
+	assert_int_equal(parse(&file_cmd, &a, &err, 3, "-o", "yaml", "/p"), -1);
+	assert_string_equal(err.message, "invalid value 'yaml' for -o/--output: choose from json, raw");
+	assert_int_equal(parse(&file_cmd, &a, &err, 2, "/p", "--timeout"), -1);
+	assert_string_equal(err.message, "option --timeout requires a value (DURATION)");
+	assert_int_equal(parse(&file_cmd, &a, &err, 2, "--force=yes", "/p"), -1);
+	assert_string_equal(err.message, "option --force takes no value");
+	assert_int_equal(parse(&file_cmd, &a, &err, 3, "-t30s", "-f", "/p"), 0);
+	assert_string_equal(ax_arg_string(&a, "timeout"), "30s");
+	assert_true(ax_arg_flag(&a, "force"));
+	ax_args_free(&a);
+}
+
+static void test_unknown_option_suggests(void **state)
+{
+	ax_args a;
+	ax_error err;
+
+	(void)state;
+	assert_int_equal(parse(&file_cmd, &a, &err, 2, "--forse", "/p"), -1);
+	assert_string_equal(err.message, "unknown option '--forse' (did you mean '--force'?)");
+	assert_int_equal(parse(&file_cmd, &a, &err, 2, "--zzzzzz=1", "/p"), -1);
+	assert_string_equal(err.message, "unknown option '--zzzzzz'");
+	assert_int_equal(parse(&file_cmd, &a, &err, 2, "-q", "/p"), -1);
+	assert_string_equal(err.message, "unknown option '-q'");
+}
+
+static void test_options_first_and_double_dash(void **state)
+{
+	ax_args a;
+	ax_error err;
+	const json_t *cmd;
+
+	(void)state;
+	assert_int_equal(parse(&run_cmd, &a, &err, 5, "-o", "json", "echo", "-o", "json"), 0);
+	cmd = ax_arg_json(&a, "COMMAND");
+	assert_int_equal(json_array_size(cmd), 3);
+	assert_string_equal(json_string_value(json_array_get(cmd, 1)), "-o");
+	assert_int_equal(a.format, AX_FMT_JSON);
+	ax_args_free(&a);
+	assert_int_equal(parse(&run_cmd, &a, &err, 3, "--", "-f", "x"), 0);
+	assert_int_equal(json_array_size(ax_arg_json(&a, "COMMAND")), 2);
+	assert_false(ax_arg_flag(&a, "force"));
+	ax_args_free(&a);
+	assert_int_equal(parse(&run_cmd, &a, &err, 1, "--"), -1);
+	assert_string_equal(err.message, "missing argument COMMAND");
+}
+
+static void test_suggest(void **state)
+{
+	static const char *const words[] = { "list", "create", "kill", "current" };
+
+	(void)state;
+	assert_string_equal(ax_suggest("lsit", words, 4), "list");
+	assert_string_equal(ax_suggest("creat", words, 4), "create");
+	assert_string_equal(ax_suggest("cur", words, 4), "current");
+	assert_null(ax_suggest("zebra", words, 4));
+}
+
+static void test_table_is_consistent(void **state)
+{
+	const ax_command_spec *c, *d;
+	const ax_option_spec *o, *p;
+
+	(void)state;
+	for (c = ax_commands(); c->name; c++) {
+		assert_non_null(ax_group_find(c->group));
+		assert_non_null(c->handler);
+		assert_non_null(c->summary);
+		assert_true(!c->formats || (c->formats & c->default_format));
+		for (d = c + 1; d->name; d++)
+			assert_false(strcmp(c->group, d->group) == 0 && strcmp(c->name, d->name) == 0);
+		for (o = c->options; o && o->name; o++) {
+			assert_non_null(o->help);
+			assert_true(o->short_name != 'o' && o->short_name != 'h');
+			for (p = o + 1; p->name; p++) {
+				assert_string_not_equal(o->name, p->name);
+				assert_true(!o->short_name || o->short_name != p->short_name);
+			}
+		}
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_count_based_positionals),
+		cmocka_unit_test(test_kv_both_forms),
+		cmocka_unit_test(test_value_checks),
+		cmocka_unit_test(test_unknown_option_suggests),
+		cmocka_unit_test(test_options_first_and_double_dash),
+		cmocka_unit_test(test_suggest),
+		cmocka_unit_test(test_table_is_consistent),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
