@@ -128,7 +128,8 @@ static int meta(struct parser *p, const json_t *obj, int kind)
 /* Length of the well-formed UTF-8 sequence at S, or 0. */
 static size_t utf8_len(const unsigned char *s, size_t avail)
 {
-	size_t i, len = s[0] < 0x80 ? 1 : s[0] < 0xc2 ? 0 : s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : s[0] < 0xf5 ? 4 : 0;
+	size_t i, len = s[0] < 0x80 ? 1 : s[0] < 0xc2 ? 0 : s[0] < 0xe0 ? 2 :
+			s[0] < 0xf0 ? 3 : s[0] < 0xf5 ? 4 : 0;
 	unsigned long cp = s[0] & (0x7f >> len);
 
 	if (len > avail)
@@ -326,7 +327,8 @@ static int descend(struct parser *p, json_t **obj, int how, size_t at)
 		return fail(p, at, how == T_HEADER ? "duplicate key" : "key is not a table");
 	} else if (!kind && how != T_HEADER) {
 		return fail(p, at, "cannot extend inline table");
-	} else if (!kind || (how == T_HEADER && kind != T_IMPLICIT) || (how == T_DOTTED && kind != T_DOTTED)) {
+	} else if (!kind || (how == T_HEADER && kind != T_IMPLICIT) ||
+		   (how == T_DOTTED && kind != T_DOTTED)) {
 		/* A header defines a table once; dotted keys only extend their own. */
 		return fail(p, at, "table already defined");
 	}
@@ -507,7 +509,8 @@ static int parse_scalar(struct parser *p, json_t **v)
 		*v = json_true();
 	else if (n == 5 && !memcmp(tok, "false", 5))
 		*v = json_false();
-	else if (hexval(*tok) < 10 || strchr("+-.", *tok) || (n == 3 && (!memcmp(tok, "inf", 3) || !memcmp(tok, "nan", 3))))
+	else if (hexval(*tok) < 10 || strchr("+-.", *tok) ||
+		 (n == 3 && (!memcmp(tok, "inf", 3) || !memcmp(tok, "nan", 3))))
 		return parse_number(p, tok, n, at, v);
 	else
 		return fail(p, at, "invalid value");
@@ -851,7 +854,8 @@ static int edit(struct parser *p, const struct target *t, const char *text, size
 	}
 	for (i = 0; i < k && (next = json_object_get(o, t->parts[i])); i++, o = next) {
 		if (!json_is_object(next))
-			return ax_fail(p->err, AX_EXIT_FAILURE, "CONFIG", "cannot set '%s': parent is not a table", key);
+			return ax_fail(p->err, AX_EXIT_FAILURE, "CONFIG",
+				       "cannot set '%s': parent is not a table", key);
 		frozen |= !meta(p, next, -1);
 	}
 	if (i == k && json_object_get(o, t->parts[k]))
@@ -904,7 +908,8 @@ int toml_set(const char *text, size_t len, const char *key, const json_t *value,
 	}
 	val = toml_format_value(value);
 	if (!val) {
-		ax_fail(err, AX_EXIT_FAILURE, "CONFIG", "cannot set '%s': value cannot be written as TOML", key);
+		ax_fail(err, AX_EXIT_FAILURE, "CONFIG",
+			"cannot set '%s': value cannot be written as TOML", key);
 		goto out;
 	}
 	put_key(&name, t.parts[t.n - 1]);

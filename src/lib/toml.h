@@ -5,7 +5,8 @@
  * Supported: comments, [tables], [dotted.tables], bare/quoted/dotted keys,
  * basic strings with escapes (\b \t \n \f \r \" \\ \uXXXX \UXXXXXXXX),
  * literal strings, integers (decimal, with optional sign and _ separators;
- * 0x/0o/0b too), floats (incl. exponent, inf, nan), booleans, arrays
+ * 0x/0o/0b too), floats (incl. exponent; inf and nan are rejected because
+ * jansson cannot hold them), booleans, arrays
  * (also multi-line, trailing comma, comments inside) and inline tables.
  * Anything else (dates, multi-line strings, arrays of tables) is an error
  * reported as "LINE:COLUMN: reason".

@@ -172,6 +172,7 @@ static void test_parse_errors(void **state)
 		{ "a = 1\n[a]\n", "2:2: duplicate key" },
 		{ "[a]\nb.c = 1\n[a.b]\n", "3:4: table already defined" },
 		{ "[a.b.c]\n[a]\nb.d = 1\n", "3:1: table already defined" },
+		{ "a.b = 1\n[a]\n", "2:2: table already defined" },
 		{ "a = {}\n[a]\n", "2:2: table already defined" },
 		{ "a = {}\n[a.b]\n", "2:2: cannot extend inline table" },
 		{ "a = {b = 1}\na.c = 2\n", "2:1: cannot extend inline table" },
