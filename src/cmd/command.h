@@ -160,6 +160,14 @@ void ax_help_command(FILE *f, const char *prog, const ax_command_spec *c);
 void ax_usage_line(FILE *f, const char *prog, const ax_command_spec *c);
 
 /* Handlers. */
+int ax_cmd_sandbox_create(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
+int ax_cmd_sandbox_list(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
+int ax_cmd_sandbox_get(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
+int ax_cmd_sandbox_endpoint(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
+int ax_cmd_sandbox_renew(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
+int ax_cmd_sandbox_pause(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
+int ax_cmd_sandbox_resume(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
+int ax_cmd_sandbox_kill(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
 int ax_cmd_config_init(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
 int ax_cmd_config_show(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
 int ax_cmd_config_set(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);

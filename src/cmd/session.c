@@ -1,8 +1,11 @@
 /* session current | use | clear */
 #include "command.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "common.h"
 #include "session.h"
 
 #define NO_SESSION_HINT "Run: allox-cli sandbox create  OR  allox-cli session use <id>"
@@ -29,19 +32,47 @@ int ax_cmd_session_current(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_
 	return 0;
 }
 
+static char *lookup_aio_url(ax_ctx *ctx, const char *id)
+{
+	const char *domain = ax_config_string(ctx->config, "domain");
+	ax_lifecycle lc;
+	ax_error err;
+	char *url = NULL;
+
+	if (!domain || !*domain || strcmp(domain, "local") == 0) {
+		char *sock = ax_local_socket_path(ctx->home);
+		bool running = sock && access(sock, F_OK) == 0;
+
+		free(sock);
+		if (!running)
+			return NULL;
+	}
+	if (ax_open_lifecycle(ctx, &lc, &err) < 0)
+		return NULL;
+	url = ax_aio_url_or_null(&lc, ctx->config, id);
+	ax_lc_close(&lc);
+	return url;
+}
+
 int ax_cmd_session_use(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	const char *id = ax_arg_string(args, "SANDBOX_ID");
+	char *url;
 	ax_session s;
 	size_t i;
+	int rc;
 
 	if (!id[0] || strlen(id) > 256)
 		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "invalid sandbox id '%s'", id);
 	for (i = 0; id[i]; i++)
 		if ((unsigned char)id[i] < 0x20 || id[i] == '/')
 			return ax_fail(err, AX_EXIT_USAGE, "USAGE", "invalid sandbox id: control characters and '/' are not allowed");
-	/* The AIO URL is informational; commands resolve the endpoint afresh each time. */
-	if (ax_session_set(ctx->home, id, "", &s, err) < 0)
+	/* The AIO URL is informational (commands resolve the endpoint afresh each
+	 * time), so a failed lookup is no error, and this never starts an engine. */
+	url = lookup_aio_url(ctx, id);
+	rc = ax_session_set(ctx->home, id, url ? url : "", &s, err);
+	free(url);
+	if (rc < 0)
 		return -1;
 	session_result(res, &s, "Session Updated");
 	ax_session_free(&s);

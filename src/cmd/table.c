@@ -48,7 +48,60 @@ static const ax_positional_spec session_use_positionals[] = {
 	END_POSITIONALS,
 };
 
+static const ax_positional_spec sandbox_id_positionals[] = {
+	{ "SANDBOX_ID", AX_POS_OPTIONAL, "the sandbox; default: the current session" },
+	END_POSITIONALS,
+};
+
+static const ax_option_spec sandbox_create_options[] = {
+	{ "image", 'i', AX_OPT_STRING, "IMAGE", NULL, NULL, false,
+	  "image: host or rootfs:/path locally, a container image on a server (default: defaults.image)" },
+	{ "timeout", 't', AX_OPT_STRING, "DURATION", NULL, NULL, false,
+	  "lifetime such as 30m or 2h, or none for no expiry (default: defaults.timeout)" },
+	{ "env", 'e', AX_OPT_KV, "KEY=VALUE", NULL, NULL, true, "environment variable for the sandbox" },
+	{ "metadata", 'm', AX_OPT_KV, "KEY=VALUE", NULL, NULL, true, "metadata label" },
+	{ "entrypoint", 0, AX_OPT_STRING, "ARG", NULL, NULL, true,
+	  "one argv element of the entrypoint; replaces defaults.entrypoint" },
+	{ "ready-timeout", 0, AX_OPT_DURATION, "DURATION", NULL, NULL, false,
+	  "how long to wait for the runtime (default: defaults.ready_timeout)" },
+	{ "skip-health-check", 0, AX_OPT_FLAG, NULL, NULL, NULL, false, "do not wait for the runtime to answer" },
+	END_OPTIONS,
+};
+
+static const ax_option_spec sandbox_renew_options[] = {
+	{ "timeout", 't', AX_OPT_DURATION, "DURATION", NULL, NULL, false, "new lifetime from now (required)" },
+	END_OPTIONS,
+};
+
+static const char *const sandbox_create_examples[] = {
+	"allox-cli sandbox create",
+	"allox-cli sandbox create --timeout 2h -e DEBUG=1 -m project=demo -o json",
+	"allox-cli sandbox create --image rootfs:/srv/images/alpine --timeout none",
+	NULL,
+};
+
 static const ax_command_spec commands[] = {
+	{ "sandbox", "create", "Create a sandbox and wait until its runtime answers",
+	  "Creates a sandbox, waits until the runtime answers its readiness path through the sandbox's endpoint "
+	  "(unless --skip-health-check) and makes it the current session. A sandbox that does not become ready "
+	  "is deleted. With the embedded local engine the default image is host.",
+	  NULL, sandbox_create_options, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_sandbox_create,
+	  sandbox_create_examples },
+	{ "sandbox", "list", "List sandboxes", NULL,
+	  NULL, NULL, OBJECT_FORMATS | AX_FMT_RAW, AX_FMT_TABLE, 0, ax_cmd_sandbox_list, NULL },
+	{ "sandbox", "get", "Show a sandbox's state and image", NULL,
+	  sandbox_id_positionals, NULL, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_sandbox_get, NULL },
+	{ "sandbox", "endpoint", "Show the AIO runtime URL of a sandbox", NULL,
+	  sandbox_id_positionals, NULL, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_sandbox_endpoint, NULL },
+	{ "sandbox", "renew", "Move a sandbox's expiry to now plus a duration", NULL,
+	  sandbox_id_positionals, sandbox_renew_options, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_sandbox_renew, NULL },
+	{ "sandbox", "pause", "Freeze every process of a sandbox", NULL,
+	  sandbox_id_positionals, NULL, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_sandbox_pause, NULL },
+	{ "sandbox", "resume", "Thaw a paused sandbox", NULL,
+	  sandbox_id_positionals, NULL, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_sandbox_resume, NULL },
+	{ "sandbox", "kill", "Delete a sandbox (and forget it if it is the current session)", NULL,
+	  sandbox_id_positionals, NULL, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_sandbox_kill, NULL },
+
 	{ "session", "current", "Show the current session", NULL,
 	  NULL, NULL, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_session_current, NULL },
 	{ "session", "use", "Make a sandbox the current session", NULL,

@@ -173,14 +173,10 @@ int ax_mkdir_parent(const char *path, mode_t mode, ax_error *err)
 
 char *ax_path_join(const char *dir, const char *name)
 {
-	size_t a = strlen(dir), b = strlen(name);
-	char *s = malloc(a + b + 2);
+	size_t a = strlen(dir);
+	char *s;
 
-	if (!s)
+	if (asprintf(&s, "%s%s%s", dir, a && dir[a - 1] != '/' ? "/" : "", name) < 0)
 		return NULL;
-	memcpy(s, dir, a);
-	if (a && dir[a - 1] != '/')
-		s[a++] = '/';
-	memcpy(s + a, name, b + 1);
 	return s;
 }

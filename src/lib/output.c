@@ -65,7 +65,8 @@ void axo_fmt_real(double d, char *buf, size_t size)
 		size_t at = strcspn(buf, "eE"), n = strlen(buf);
 		if (n + 3 <= size) {
 			memmove(buf + at + 2, buf + at, n - at + 1);
-			memcpy(buf + at, ".0", 2);
+			buf[at] = '.';
+			buf[at + 1] = '0';
 		}
 	}
 }
@@ -228,11 +229,41 @@ static int json_write(const char *buf, size_t size, void *data)
 	return c->werr ? -1 : 0;
 }
 
+/* The fewest significant digits (15..17) at which every real in DATA reads
+ * back exactly: 0.03 prints as 0.03, not 0.029999999999999999, and nothing
+ * is ever rounded away. */
+static int real_precision(const json_t *data, int p)
+{
+	const char *key;
+	json_t *v;
+	size_t i;
+
+	if (json_is_real(data)) {
+		double d = json_real_value(data);
+		char buf[40];
+
+		for (; p < 17; p++) {
+			snprintf(buf, sizeof buf, "%.*g", p, d);
+			if (strtod(buf, NULL) == d)
+				break;
+		}
+		return p;
+	}
+	if (json_is_array(data))
+		json_array_foreach((json_t *)data, i, v)
+			p = real_precision(v, p);
+	if (json_is_object(data))
+		json_object_foreach((json_t *)data, key, v)
+			p = real_precision(v, p);
+	return p;
+}
+
 static void render_json(ax_out *c, const json_t *data)
 {
-	/* json_dumpf's flags, through our writer so errno is captured */
+	/* Through our writer so errno is captured. */
 	if (json_dump_callback(data, json_write, c,
-			       JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY) == 0)
+			       JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY |
+				       JSON_REAL_PRECISION(real_precision(data, 15))) == 0)
 		axo_put(c, "\n");
 	else if (!c->werr)
 		c->oom = true;

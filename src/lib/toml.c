@@ -604,7 +604,7 @@ static int commented_key(const struct parser *p)
 
 	while (s < end && (*s == '#' || *s == ' ' || *s == '\t'))
 		s++;
-	if ((size_t)(end - s) <= n || memcmp(s, p->t->name_text, n))
+	if ((size_t)(end - s) <= n || memcmp(s, p->t->name_text, n) != 0)
 		return 0;
 	for (s += n; s < end && (*s == ' ' || *s == '\t'); s++)
 		;
@@ -823,7 +823,7 @@ static int split_key(const char *key, struct target *t)
 	t->parts = calloc(MAX_DEPTH, sizeof *t->parts);
 	for (; t->parts && t->n < MAX_DEPTH; p.pos++) {
 		skip_ws(&p);
-		if (parse_key_part(&p) || !(t->parts[t->n++] = strdup(p.key.p)))
+		if (parse_key_part(&p) || !p.key.p || !(t->parts[t->n++] = strdup(p.key.p)))
 			break;
 		skip_ws(&p);
 		if (peek(&p, 0) != '.') {

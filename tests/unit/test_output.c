@@ -673,6 +673,18 @@ static void test_bad_input(void **state)
 	json_decref(bad);
 }
 
+/* Measured values print as written, and still read back exactly. */
+static void test_json_short_reals(void **state)
+{
+	json_t *data = json_pack("{s:f, s:f}", "ready", 0.03, "t", 1.25);
+	char *out = render(data, NULL, opts(AX_FMT_JSON, false, true, 0));
+
+	(void)state;
+	assert_string_equal(out, "{\n  \"ready\": 0.03,\n  \"t\": 1.25\n}\n");
+	free(out);
+	json_decref(data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -685,6 +697,7 @@ int main(void)
 		cmocka_unit_test(test_raw_string_verbatim),
 		cmocka_unit_test(test_yaml_round_trip),
 		cmocka_unit_test(test_json_round_trip),
+		cmocka_unit_test(test_json_short_reals),
 		cmocka_unit_test(test_json_keeps_utf8),
 		cmocka_unit_test(test_no_escapes_without_color),
 		cmocka_unit_test(test_color_spans_reset),

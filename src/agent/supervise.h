@@ -1,0 +1,47 @@
+/* The sandbox's entrypoint: started once, never restarted, its state mirrored
+ * to a JSON status file the engine reads (see docs in supervise.c). */
+#ifndef ALLOX_AGENT_SUPERVISE_H
+#define ALLOX_AGENT_SUPERVISE_H
+
+#include <sys/types.h>
+#include <time.h>
+
+#include "error.h"
+
+#define AG_STATUS_FILE_DEFAULT "/run/allox/entrypoint.json"
+
+/* Environment variables with this prefix belong to the agent and are not
+ * passed to the entrypoint. */
+#define AG_INTERNAL_ENV_PREFIX "ALLOX_AGENT_"
+
+enum ag_ep_state {
+	AG_EP_NONE,
+	AG_EP_RUNNING,
+	AG_EP_EXITED,
+	AG_EP_SIGNALED,
+	AG_EP_FAILED,
+};
+
+struct ag_supervisor {
+	const char *status_path;
+	char **argv;            /* NULL when there is no entrypoint */
+	enum ag_ep_state state;
+	pid_t pid;              /* also its process group id */
+	int code;               /* exit code or signal number */
+	char error[256];        /* AG_EP_FAILED: why */
+	time_t started, finished;
+};
+
+/* Start ARGV (NULL or empty: none) and write the first status. Fails only
+ * when the status file cannot be written; an entrypoint that cannot be
+ * executed is a "failed" state, not an error. */
+int ag_supervise_start(struct ag_supervisor *s, const char *status_path, char **argv, ax_error *err);
+
+/* Record that child PID ended with wait STATUS. 1 if it was the entrypoint,
+ * 0 if not, -1 with ERR if the status file could not be written. */
+int ag_supervise_child_exited(struct ag_supervisor *s, pid_t pid, int status, ax_error *err);
+
+/* Send SIG to the entrypoint's process group. 0 if sent, -1 if there is no such group. */
+int ag_supervise_signal(const struct ag_supervisor *s, int sig);
+
+#endif

@@ -1,0 +1,21 @@
+/* Helpers shared by command handlers. */
+#ifndef ALLOX_CMD_COMMON_H
+#define ALLOX_CMD_COMMON_H
+
+#include "command.h"
+#include "lifecycle.h"
+
+/* The SANDBOX_ID positional if given, else the current session's sandbox;
+ * malloc'd. No session: exit 1 with the hint to create or use one. */
+char *ax_resolve_sandbox(ax_ctx *ctx, const ax_args *args, ax_error *err);
+
+/* Open the lifecycle connection from ctx->config. */
+int ax_open_lifecycle(ax_ctx *ctx, ax_lifecycle *lc, ax_error *err);
+
+/* "http://host:port" of the AIO runtime for ID, or NULL (never an error). */
+char *ax_aio_url_or_null(ax_lifecycle *lc, const ax_config *cfg, const char *id);
+
+/* A UUID as the original detects sandbox ids among command words. */
+bool ax_looks_like_uuid(const char *s);
+
+#endif

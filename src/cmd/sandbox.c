@@ -1,0 +1,475 @@
+/* sandbox create | list | get | endpoint | renew | pause | resume | kill */
+#include "config.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "duration.h"
+#include "http.h"
+#include "session.h"
+#include "timeutil.h"
+
+#define LOCAL_IMAGE "host"
+
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* "/sandboxes/<escaped id><suffix>"; malloc'd. */
+static char *sandbox_path(const char *id, const char *suffix)
+{
+	char *eid = ax_http_escape(id), *path = NULL;
+
+	if (eid && asprintf(&path, "/sandboxes/%s%s", eid, suffix) < 0)
+		path = NULL;
+	free(eid);
+	return path;
+}
+
+static json_t *kv_object(const json_t *pairs)
+{
+	json_t *obj = json_object(), *pair;
+	size_t i;
+
+	json_array_foreach(pairs, i, pair)
+		json_object_set(obj, json_string_value(json_array_get(pair, 0)), json_array_get(pair, 1));
+	return obj;
+}
+
+/* With the embedded engine the default image is the host and the default
+ * entrypoint a no-op, unless the configuration chose otherwise. */
+static bool from_default(const ax_config *cfg, const char *name)
+{
+	return strcmp(json_string_value(json_object_get(cfg->sources, name)) ?: "", "default") == 0;
+}
+
+static json_t *create_request(ax_ctx *ctx, const ax_args *args, bool local, ax_error *err)
+{
+	const ax_config *cfg = ctx->config;
+	const char *image = ax_arg_string(args, "image");
+	const char *timeout = ax_arg_string(args, "timeout");
+	const json_t *entry = ax_arg_json(args, "entrypoint");
+	json_t *req, *meta, *env, *ep;
+	long long secs = 0;
+	bool none = false;
+
+	if (!image)
+		image = local && from_default(cfg, "default_image") ? LOCAL_IMAGE : ax_config_string(cfg, "default_image");
+	if (!image || !*image) {
+		ax_fail(err, AX_EXIT_FAILURE, "USAGE", "Image required. Use --image or defaults.image in config.");
+		return NULL;
+	}
+	if (timeout) {
+		if (ax_duration_parse_nullable(timeout, &secs, &none, err) < 0)
+			return NULL;
+	} else {
+		const json_t *t = ax_config_value(cfg, "default_timeout");
+
+		if (json_is_integer(t))
+			secs = json_integer_value(t), none = secs == 0;
+		else if (ax_duration_parse_nullable(json_string_value(t), &secs, &none, err) < 0)
+			return NULL;
+	}
+	if (!none && secs < 60) {
+		ax_fail(err, AX_EXIT_USAGE, "USAGE", "--timeout must be at least 60s (the server minimum), or none");
+		return NULL;
+	}
+	if (entry)
+		ep = json_deep_copy(entry);
+	else if (local && from_default(cfg, "default_entrypoint"))
+		ep = json_pack("[sss]", "tail", "-f", "/dev/null");
+	else
+		ep = json_deep_copy(ax_config_value(cfg, "default_entrypoint"));
+	meta = json_pack("{s:s, s:s}", "tool", "allox", "version", PACKAGE_VERSION);
+	if (ax_arg_json(args, "metadata")) {
+		json_t *user = kv_object(ax_arg_json(args, "metadata"));
+
+		json_object_update(meta, user);
+		json_decref(user);
+	}
+	env = kv_object(ax_arg_json(args, "env"));
+	req = json_pack("{s:{s:s}, s:o, s:o, s:{s:s, s:s}}", "image", "uri", image, "entrypoint", ep, "metadata",
+			meta, "resourceLimits", "cpu", "1", "memory", "2Gi");
+	if (json_object_size(env))
+		json_object_set(req, "env", env);
+	json_decref(env);
+	json_object_set_new(req, "timeout", none ? json_null() : json_integer(secs));
+	return req;
+}
+
+/* Wait until the runtime really answers GET <health path> through its
+ * endpoint, with the endpoint's headers. Returns seconds taken, or -1. */
+static double wait_ready(ax_ctx *ctx, ax_lifecycle *lc, const char *id, long long timeout_s, ax_error *err)
+{
+	const ax_config *cfg = ctx->config;
+	const char *path = ax_config_string(cfg, "aio_health_path");
+	char *url = NULL, *fixed = NULL;
+	json_t *headers = NULL, *v;
+	const char *k;
+	struct timespec t0;
+	ax_http http;
+	ax_http_response r;
+	ax_error last;
+	useconds_t pause = 2000;
+	long attempts = 0;
+	double elapsed = -1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (ax_lc_endpoint(lc, id, (int)ax_config_int(cfg, "aio_port"), &url, &headers, err) < 0)
+		return -1;
+	if (path[0] != '/' && asprintf(&fixed, "/%s", path) >= 0)
+		path = fixed;
+	if (ax_http_init(&http, url, NULL, 1, err) < 0)
+		goto out;
+	json_object_foreach(headers, k, v)
+		ax_http_set_header(&http, k, json_string_value(v));
+	if (ctx->verbose)
+		fprintf(stderr, "[verbose] AIO health check: GET %s%s (timeout %llds)\n", url, path, timeout_s);
+	snprintf(last.message, sizeof last.message, "no answer");
+	for (;;) {
+		attempts++;
+		if (ax_http_request(&http, "GET", path, NULL, &r, &last) == 0) {
+			if (ctx->verbose)
+				fprintf(stderr, "[verbose]   -> %ld\n", r.status);
+			if (r.status == 200) {
+				ax_http_response_free(&r);
+				elapsed = seconds_since(&t0);
+				if (ctx->verbose)
+					fprintf(stderr, "[verbose] AIO ready in %.2fs\n", elapsed);
+				break;
+			}
+			snprintf(last.message, sizeof last.message, "HTTP %ld", r.status);
+			ax_http_response_free(&r);
+		} else if (ctx->verbose) {
+			fprintf(stderr, "[verbose]   -> HTTP error: %s\n", last.message);
+		}
+		if (seconds_since(&t0) >= (double)timeout_s) {
+			ax_fail(err, AX_EXIT_FAILURE, "NOT_READY",
+				"Sandbox %s did not become ready within %llds (%ld attempts; last: %s)", id, timeout_s,
+				attempts, last.message);
+			ax_error_hint(err, "Check %s%s, or use --skip-health-check for images without the AIO API.",
+				      url, path);
+			break;
+		}
+		/* Start fast (a local sandbox answers within milliseconds), back off to the original's 0.2 s. */
+		usleep(pause);
+		if (pause < 200000)
+			pause *= 2;
+	}
+	ax_http_free(&http);
+out:
+	free(fixed);
+	free(url);
+	json_decref(headers);
+	return elapsed;
+}
+
+int ax_cmd_sandbox_create(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+{
+	ax_lifecycle lc;
+	json_t *req, *created = NULL, *out;
+	const char *id, *ready_s = ax_arg_string(args, "ready-timeout");
+	bool skip = ax_arg_flag(args, "skip-health-check") || ax_config_bool(ctx->config, "skip_health_check");
+	long long ready = 0;
+	double took = -1;
+	char *aio_url = NULL, *joined = NULL;
+	size_t i, off = 0, len = 0;
+	json_t *x;
+	int rc = -1;
+
+	if (ready_s ? ax_duration_parse(ready_s, &ready, err) < 0 : 0)
+		return -1;
+	if (!ready_s) {
+		const json_t *rt = ax_config_value(ctx->config, "ready_timeout");
+
+		if (json_is_integer(rt))
+			ready = json_integer_value(rt);
+		else if (ax_duration_parse(json_string_value(rt), &ready, err) < 0)
+			return -1;
+	}
+	if (ax_open_lifecycle(ctx, &lc, err) < 0)
+		return -1;
+	req = create_request(ctx, args, lc.local, err);
+	if (!req)
+		goto out;
+	if (ax_lc_call(&lc, "POST", "/sandboxes", req, 202, &created, err) < 0)
+		goto out;
+	id = json_string_value(json_object_get(created, "id"));
+	if (!id) {
+		ax_fail(err, AX_EXIT_FAILURE, "PROTOCOL", "the server's create answer has no id");
+		goto out;
+	}
+	if (!skip) {
+		took = wait_ready(ctx, &lc, id, ready, err);
+		if (took < 0) {
+			/* A sandbox that never became ready is of no use: don't leave it running. */
+			char *path = sandbox_path(id, "");
+			ax_error cleanup;
+
+			if (!path || ax_lc_call(&lc, "DELETE", path, NULL, 204, NULL, &cleanup) < 0)
+				fprintf(stderr, "Warning: could not delete sandbox %s\n", id);
+			free(path);
+			goto out;
+		}
+	}
+	aio_url = ax_aio_url_or_null(&lc, ctx->config, id);
+	if (ax_session_set(ctx->home, id, aio_url ? aio_url : "", NULL, err) < 0)
+		goto out;
+	json_array_foreach(json_object_get(req, "entrypoint"), i, x)
+		len += strlen(json_string_value(x)) + 1;
+	joined = calloc(1, len + 1);
+	json_array_foreach(json_object_get(req, "entrypoint"), i, x)
+		off += (size_t)sprintf(joined + off, "%s%s", i ? " " : "", json_string_value(x));
+	out = json_pack("{s:s, s:O, s:s, s:s}", "id", id, "image", json_object_get(json_object_get(req, "image"), "uri"),
+			"aio_url", aio_url ? aio_url : "", "entrypoint", joined ? joined : "");
+	if (took >= 0)
+		json_object_set_new(out, "aio_ready_seconds", json_real(round(took * 100) / 100));
+	res->kind = AX_RESULT_DATA;
+	res->data = out;
+	res->view.title = "Sandbox Created";
+	rc = 0;
+out:
+	free(joined);
+	free(aio_url);
+	json_decref(req);
+	json_decref(created);
+	ax_lc_close(&lc);
+	return rc;
+}
+
+static const char *state_of(const json_t *sbx)
+{
+	return json_string_value(json_object_get(json_object_get(sbx, "status"), "state"));
+}
+
+static json_t *image_of(const json_t *sbx)
+{
+	const char *uri = json_string_value(json_object_get(json_object_get(sbx, "image"), "uri"));
+
+	return uri ? json_string(uri) : json_null();
+}
+
+int ax_cmd_sandbox_list(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+{
+	static const char *const columns[] = { "id", "state", "image", "expires_at", NULL };
+	ax_lifecycle lc;
+	json_t *all, *rows, *s;
+	size_t i;
+
+	if (ax_open_lifecycle(ctx, &lc, err) < 0)
+		return -1;
+	all = ax_lc_list_all(&lc, NULL, err);
+	ax_lc_close(&lc);
+	if (!all)
+		return -1;
+	rows = json_array();
+	json_array_foreach(all, i, s) {
+		const char *exp = json_string_value(json_object_get(s, "expiresAt"));
+
+		json_array_append_new(rows, json_pack("{s:O, s:s, s:o, s:s?, s:s}", "id", json_object_get(s, "id"), "state",
+						      state_of(s) ?: "Unknown", "image", image_of(s), "expires_at", exp,
+						      "created_at", json_string_value(json_object_get(s, "createdAt")) ?: ""));
+		if (!exp)
+			json_object_set_new(json_array_get(rows, i), "expires_at", json_null());
+	}
+	json_decref(all);
+	res->kind = AX_RESULT_DATA;
+	res->data = rows;
+	res->view.title = "Sandboxes";
+	res->view.columns = columns;
+	return 0;
+}
+
+/* GET /sandboxes/{id} into *OUT. */
+static int get_sandbox(ax_lifecycle *lc, const char *id, json_t **out, ax_error *err)
+{
+	char *path = sandbox_path(id, "");
+	int rc;
+
+	if (!path)
+		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+	rc = ax_lc_call(lc, "GET", path, NULL, 200, out, err);
+	free(path);
+	return rc;
+}
+
+/* Run FN with an open lifecycle connection and the resolved sandbox id. */
+typedef int (*sandbox_fn)(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc, const char *id, ax_result *res,
+			  ax_error *err);
+
+static int with_sandbox(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err, sandbox_fn fn)
+{
+	char *id = ax_resolve_sandbox(ctx, args, err);
+	ax_lifecycle lc;
+	int rc;
+
+	if (!id)
+		return -1;
+	if (ax_open_lifecycle(ctx, &lc, err) < 0) {
+		free(id);
+		return -1;
+	}
+	rc = fn(ctx, args, &lc, id, res, err);
+	ax_lc_close(&lc);
+	free(id);
+	return rc;
+}
+
+static int do_get(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc, const char *id, ax_result *res, ax_error *err)
+{
+	json_t *s = NULL;
+
+	if (get_sandbox(lc, id, &s, err) < 0)
+		return -1;
+	res->kind = AX_RESULT_DATA;
+	res->data = json_pack("{s:O, s:s, s:o}", "id", json_object_get(s, "id"), "state", state_of(s) ?: "Unknown",
+			      "image", image_of(s));
+	res->view.title = "Sandbox";
+	json_decref(s);
+	return 0;
+}
+
+int ax_cmd_sandbox_get(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+{
+	return with_sandbox(ctx, args, res, err, do_get);
+}
+
+static int do_endpoint(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc, const char *id, ax_result *res,
+		       ax_error *err)
+{
+	char *url = NULL;
+
+	if (ax_lc_endpoint(lc, id, (int)ax_config_int(ctx->config, "aio_port"), &url, NULL, err) < 0) {
+		char cause[sizeof err->message];
+
+		snprintf(cause, sizeof cause, "%s", err->message);
+		ax_fail(err, AX_EXIT_FAILURE, "AIO_CONNECT", "Failed to connect to AIO sandbox '%s': %.600s", id, cause);
+		ax_error_hint(err, "Check that the sandbox exists (allox-cli sandbox get %s) and the server is reachable.", id);
+		return -1;
+	}
+	res->kind = AX_RESULT_DATA;
+	res->data = json_pack("{s:s, s:s}", "sandbox_id", id, "aio_url", url);
+	res->view.title = "AIO Endpoint";
+	free(url);
+	return 0;
+}
+
+int ax_cmd_sandbox_endpoint(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+{
+	return with_sandbox(ctx, args, res, err, do_endpoint);
+}
+
+static int do_renew(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc, const char *id, ax_result *res, ax_error *err)
+{
+	const char *t = ax_arg_string(args, "timeout");
+	long long secs;
+	char when[32], *path;
+	json_t *body, *out;
+	int rc;
+
+	if (!t)
+		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "missing option --timeout DURATION");
+	if (ax_duration_parse(t, &secs, err) < 0)
+		return -1;
+	ax_time_rfc3339(time(NULL) + (time_t)secs, when);
+	body = json_pack("{s:s}", "expiresAt", when);
+	path = sandbox_path(id, "/renew-expiration");
+	rc = path ? ax_lc_call(lc, "POST", path, body, 200, &out, err)
+		  : ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+	free(path);
+	json_decref(body);
+	if (rc < 0)
+		return -1;
+	res->kind = AX_RESULT_DATA;
+	res->data = json_pack("{s:s, s:s}", "sandbox_id", id, "expires_at",
+			      json_string_value(json_object_get(out, "expiresAt")) ?: when);
+	res->view.title = "Sandbox Renewed";
+	json_decref(out);
+	return 0;
+}
+
+int ax_cmd_sandbox_renew(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+{
+	return with_sandbox(ctx, args, res, err, do_renew);
+}
+
+/* POST pause/resume, then read back the state the sandbox really reached. */
+static int pause_or_resume(ax_lifecycle *lc, const char *id, const char *verb, const char *title, ax_result *res,
+			   ax_error *err)
+{
+	char suffix[16], *path, *state;
+	json_t *s = NULL;
+	size_t i;
+	int rc;
+
+	snprintf(suffix, sizeof suffix, "/%s", verb);
+	path = sandbox_path(id, suffix);
+	rc = path ? ax_lc_call(lc, "POST", path, NULL, 202, NULL, err)
+		  : ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+	free(path);
+	if (rc < 0 || get_sandbox(lc, id, &s, err) < 0)
+		return -1;
+	state = strdup(state_of(s) ?: "unknown");
+	for (i = 0; state && state[i]; i++)
+		state[i] = (char)tolower((unsigned char)state[i]);
+	res->kind = AX_RESULT_DATA;
+	res->data = json_pack("{s:s, s:s}", "id", id, "status", state ? state : "unknown");
+	res->view.title = title;
+	free(state);
+	json_decref(s);
+	return 0;
+}
+
+static int do_pause(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc, const char *id, ax_result *res, ax_error *err)
+{
+	return pause_or_resume(lc, id, "pause", "Sandbox Paused", res, err);
+}
+
+static int do_resume(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc, const char *id, ax_result *res, ax_error *err)
+{
+	return pause_or_resume(lc, id, "resume", "Sandbox Resumed", res, err);
+}
+
+int ax_cmd_sandbox_pause(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+{
+	return with_sandbox(ctx, args, res, err, do_pause);
+}
+
+int ax_cmd_sandbox_resume(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+{
+	return with_sandbox(ctx, args, res, err, do_resume);
+}
+
+static int do_kill(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc, const char *id, ax_result *res, ax_error *err)
+{
+	char *path = sandbox_path(id, "");
+	bool cleared;
+	int rc;
+
+	rc = path ? ax_lc_call(lc, "DELETE", path, NULL, 204, NULL, err)
+		  : ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+	free(path);
+	if (rc < 0)
+		return -1;
+	if (ax_session_clear(ctx->home, id, &cleared, err) < 0)
+		return -1;
+	res->kind = AX_RESULT_DATA;
+	res->data = json_pack("{s:s, s:s}", "id", id, "status", "killed");
+	res->view.title = "Sandbox Killed";
+	return 0;
+}
+
+int ax_cmd_sandbox_kill(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+{
+	return with_sandbox(ctx, args, res, err, do_kill);
+}

@@ -1,0 +1,201 @@
+/* libmicrohttpd glue: collect a request, check the key, route, answer JSON. */
+#include "http_server.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <microhttpd.h>
+
+#define MAX_BODY (1024 * 1024)
+
+typedef struct conn_state {
+	char *body;
+	size_t len;
+	bool too_large;
+} conn_state;
+
+typedef struct server_ctx {
+	ax_engine *engine;
+	bool require_key;
+} server_ctx;
+
+void ax_resp_error(ax_resp *resp, int status, const char *code, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	json_decref(resp->body);
+	resp->status = status;
+	resp->body = json_pack("{s:s, s:s}", "code", code, "message", msg);
+}
+
+static bool equal_constant_time(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i;
+	unsigned char diff = la != lb;
+
+	/* Compare over the expected key's length whatever the input, so timing says nothing. */
+	for (i = 0; i < lb; i++)
+		diff |= (unsigned char)(b[i] ^ (i < la ? a[i] : 0));
+	return diff == 0;
+}
+
+static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+	json_t *query = cls, *list = json_object_get(query, key);
+
+	(void)kind;
+	if (!list) {
+		list = json_array();
+		json_object_set_new(query, key, list);
+	}
+	json_array_append_new(list, json_string(value ? value : ""));
+	return MHD_YES;
+}
+
+static void request_id(struct MHD_Connection *c, char out[65])
+{
+	const char *given = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Request-ID");
+	unsigned char raw[16];
+	size_t i;
+
+	if (given && *given && strlen(given) < 65 && !strpbrk(given, "\r\n")) {
+		snprintf(out, 65, "%s", given);
+		return;
+	}
+	/* The spec types X-Request-ID as a UUID (the Python server sends bare hex). */
+	if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw)
+		memset(raw, 0, sizeof raw);
+	raw[6] = (unsigned char)((raw[6] & 0x0f) | 0x40);
+	raw[8] = (unsigned char)((raw[8] & 0x3f) | 0x80);
+	for (i = 0; i < sizeof raw; i++)
+		out += sprintf(out, "%02x%s", raw[i], i == 3 || i == 5 || i == 7 || i == 9 ? "-" : "");
+}
+
+static enum MHD_Result answer(struct MHD_Connection *c, const ax_resp *r, const char *rid)
+{
+	char *text = r->body ? json_dumps(r->body, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	struct MHD_Response *m;
+	enum MHD_Result ret;
+
+	m = MHD_create_response_from_buffer(text ? strlen(text) : 0, text ? text : (char *)"",
+					    text ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+	if (!m) {
+		free(text);
+		return MHD_NO;
+	}
+	if (text)
+		MHD_add_response_header(m, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+	MHD_add_response_header(m, "X-Request-ID", rid);
+	if (r->location[0])
+		MHD_add_response_header(m, MHD_HTTP_HEADER_LOCATION, r->location);
+	ret = MHD_queue_response(c, (unsigned)r->status, m);
+	MHD_destroy_response(m);
+	return ret;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+				  const char *version, const char *upload, size_t *upload_size, void **con_cls)
+{
+	server_ctx *s = cls;
+	conn_state *st = *con_cls;
+	ax_req req;
+	ax_resp resp = { 0 };
+	char rid[65];
+	enum MHD_Result ret;
+
+	(void)version;
+	if (!st) {
+		st = calloc(1, sizeof *st);
+		if (!st)
+			return MHD_NO;
+		*con_cls = st;
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		if (st->len + *upload_size > MAX_BODY) {
+			st->too_large = true;
+		} else if (!st->too_large) {
+			char *grown = realloc(st->body, st->len + *upload_size + 1);
+
+			if (!grown)
+				return MHD_NO;
+			st->body = grown;
+			memcpy(st->body + st->len, upload, *upload_size);
+			st->len += *upload_size;
+			st->body[st->len] = '\0';
+		}
+		*upload_size = 0;
+		return MHD_YES;
+	}
+
+	request_id(c, rid);
+	memset(&req, 0, sizeof req);
+	req.method = method;
+	/* The original server mounts every route with and without /v1. */
+	req.path = strncmp(url, "/v1/", 4) == 0 ? url + 3 : url;
+	req.body = st->body;
+	req.body_len = st->len;
+	req.query = json_object();
+	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_arg, req.query);
+
+	if (st->too_large) {
+		ax_resp_error(&resp, 413, "SANDBOX::INVALID_PARAMETER", "request body larger than %d bytes", MAX_BODY);
+	} else if (s->require_key && strncmp(req.path, "/health", 7) != 0) {
+		const char *key = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "OPEN-SANDBOX-API-KEY");
+
+		if (!key || !*key)
+			ax_resp_error(&resp, 401, "MISSING_API_KEY", "Authentication credentials are missing");
+		else if (!equal_constant_time(key, s->engine->api_key))
+			ax_resp_error(&resp, 401, "INVALID_API_KEY", "Authentication credentials are invalid");
+	}
+	if (!resp.status)
+		ax_engine_handle(s->engine, &req, &resp);
+	ret = answer(c, &resp, rid);
+	json_decref(resp.body);
+	json_decref(req.query);
+	return ret;
+}
+
+static void on_done(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
+{
+	conn_state *st = *con_cls;
+
+	(void)cls;
+	(void)c;
+	(void)toe;
+	if (st) {
+		free(st->body);
+		free(st);
+		*con_cls = NULL;
+	}
+}
+
+struct MHD_Daemon *ax_http_serve(ax_engine *e, int fd, bool require_key, ax_error *err)
+{
+	/* Lives as long as the daemon, which lives as long as the process. */
+	server_ctx *s = malloc(sizeof *s);
+	struct MHD_Daemon *d;
+
+	if (!s) {
+		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return NULL;
+	}
+	s->engine = e;
+	s->require_key = require_key;
+	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+				     MHD_USE_POLL | MHD_USE_ERROR_LOG,
+			     0, NULL, NULL, on_request, s, MHD_OPTION_LISTEN_SOCKET, fd,
+			     MHD_OPTION_NOTIFY_COMPLETED, on_done, NULL, MHD_OPTION_CONNECTION_TIMEOUT,
+			     (unsigned)120, MHD_OPTION_THREAD_STACK_SIZE, (size_t)(256 * 1024), MHD_OPTION_END);
+	if (!d) {
+		free(s);
+		ax_fail(err, AX_EXIT_FAILURE, "ENGINE", "cannot start the HTTP server");
+	}
+	return d;
+}

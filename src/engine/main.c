@@ -1,0 +1,424 @@
+/* allox-engine: the embedded OpenSandbox lifecycle server for one ALLOX_HOME. */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <netdb.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <microhttpd.h>
+
+#include "engine.h"
+#include "fs.h"
+#include "http_server.h"
+
+#ifndef LIBEXECDIR
+#define LIBEXECDIR "/usr/local/libexec"
+#endif
+
+typedef struct options {
+	const char *home;
+	const char *listen;
+	const char *api_key_file;
+	bool insecure;
+	bool foreground;
+} options;
+
+time_t ax_engine_now(const ax_engine *e)
+{
+	time_t now = time(NULL);
+	FILE *f;
+	long long skew = 0;
+
+	/* Tests move the engine's clock forward instead of sleeping through a timeout. */
+	if (e->clock_file && (f = fopen(e->clock_file, "r"))) {
+		if (fscanf(f, "%lld", &skew) != 1)
+			skew = 0;
+		fclose(f);
+	}
+	return now + (time_t)skew;
+}
+
+void ax_engine_log(ax_engine *e, const char *fmt, ...)
+{
+	char stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	va_list ap;
+
+	if (!e->log)
+		return;
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	va_start(ap, fmt);
+	fprintf(e->log, "%s ", stamp);
+	vfprintf(e->log, fmt, ap);
+	fputc('\n', e->log);
+	fflush(e->log);
+	va_end(ap);
+}
+
+static void usage(FILE *f)
+{
+	fputs("Usage: allox-engine [--home DIR] [--listen HOST:PORT [--api-key-file FILE | --insecure]] [--foreground]\n"
+	      "\n"
+	      "The local OpenSandbox lifecycle server behind allox-cli. It serves a unix socket in\n"
+	      "$ALLOX_HOME/run/engine.sock (and TCP with --listen), runs sandboxes with bubblewrap and\n"
+	      "keeps their state in $ALLOX_HOME/engine. allox-cli starts it when needed.\n"
+	      "\n"
+	      "  --home DIR           ALLOX_HOME to serve (default $ALLOX_HOME or ~/.allox)\n"
+	      "  --listen HOST:PORT   also serve TCP; requires the OPEN-SANDBOX-API-KEY header\n"
+	      "  --api-key-file FILE  the API key for TCP (else $OPEN_SANDBOX_API_KEY)\n"
+	      "  --insecure           serve TCP without an API key\n"
+	      "  --foreground         do not detach; log to stderr too\n"
+	      "  --version, --help\n", f);
+}
+
+static int parse_args(int argc, char **argv, options *o)
+{
+	static const struct option longs[] = {
+		{ "home", required_argument, NULL, 'H' },
+		{ "listen", required_argument, NULL, 'l' },
+		{ "api-key-file", required_argument, NULL, 'k' },
+		{ "insecure", no_argument, NULL, 'i' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof *o);
+	while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
+		switch (c) {
+		case 'H': o->home = optarg; break;
+		case 'l': o->listen = optarg; break;
+		case 'k': o->api_key_file = optarg; break;
+		case 'i': o->insecure = true; break;
+		case 'f': o->foreground = true; break;
+		case 'V': printf("allox-engine %s\n", PACKAGE_VERSION); exit(0);
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "allox-engine: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
+static char *find_agent(void)
+{
+	const char *env = getenv("ALLOX_AGENT");
+	char self[PATH_MAX], *p;
+	ssize_t n;
+
+	if (env && *env)
+		return strdup(env);
+	n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		if (strrchr(self, '/'))
+			*strrchr(self, '/') = '\0';
+		if (asprintf(&p, "%s/allox-agent", self) >= 0) {
+			if (access(p, X_OK) == 0)
+				return p;
+			free(p);
+		}
+	}
+	return strdup(LIBEXECDIR "/allox-cli/allox-agent");
+}
+
+static int unix_listener(const char *path, ax_error *err)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	mode_t old;
+
+	if (fd < 0)
+		return ax_fail(err, AX_EXIT_FAILURE, "IO", "socket: %s", strerror(errno));
+	if (strlen(path) >= sizeof a.sun_path) {
+		close(fd);
+		return ax_fail(err, AX_EXIT_FAILURE, "IO", "socket path too long: %s", path);
+	}
+	snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+	/* We hold the engine lock, so a socket file left here is stale. */
+	unlink(path);
+	old = umask(0177);
+	if (bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(fd, 128) < 0) {
+		umask(old);
+		close(fd);
+		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot listen on %s: %s", path, strerror(errno));
+	}
+	umask(old);
+	chmod(path, 0600);
+	return fd;
+}
+
+static int tcp_listener(const char *hostport, ax_error *err)
+{
+	char host[256];
+	const char *colon = strrchr(hostport, ':');
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE };
+	struct addrinfo *res = NULL;
+	int fd = -1, one = 1, rc;
+
+	if (!colon || colon == hostport || (size_t)(colon - hostport) >= sizeof host)
+		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "--listen needs HOST:PORT, got '%s'", hostport);
+	snprintf(host, sizeof host, "%.*s", (int)(colon - hostport), hostport);
+	if (host[0] == '[' && host[strlen(host) - 1] == ']') {
+		memmove(host, host + 1, strlen(host));
+		host[strlen(host) - 1] = '\0';
+	}
+	rc = getaddrinfo(host, colon + 1, &hints, &res);
+	if (rc != 0)
+		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "--listen %s: %s", hostport, gai_strerror(rc));
+	fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
+	    bind(fd, res->ai_addr, res->ai_addrlen) < 0 || listen(fd, 128) < 0) {
+		rc = errno;
+		if (fd >= 0)
+			close(fd);
+		freeaddrinfo(res);
+		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot listen on %s: %s", hostport, strerror(rc));
+	}
+	freeaddrinfo(res);
+	return fd;
+}
+
+static char *read_key(const options *o, ax_error *err)
+{
+	const char *env = getenv("OPEN_SANDBOX_API_KEY");
+	char *key = NULL;
+	size_t len;
+
+	if (!env || !*env)
+		env = getenv("OPENSANDBOX_SERVER_API_KEY");
+	if (o->api_key_file) {
+		int rc = ax_read_file(o->api_key_file, &key, &len, err);
+
+		if (rc != 0) {
+			if (rc == 1)
+				ax_fail(err, AX_EXIT_FAILURE, "IO", "API key file %s does not exist", o->api_key_file);
+			return NULL;
+		}
+		while (len && (key[len - 1] == '\n' || key[len - 1] == '\r' || key[len - 1] == ' '))
+			key[--len] = '\0';
+	} else if (env && *env) {
+		key = strdup(env);
+	}
+	if (!key || !*key) {
+		free(key);
+		ax_fail(err, AX_EXIT_USAGE, "USAGE",
+			"--listen needs an API key (--api-key-file or OPEN_SANDBOX_API_KEY), or --insecure");
+		return NULL;
+	}
+	return key;
+}
+
+/* Detach; the parent exits only once the child reports that it serves (or why it can't). */
+static int daemonize(int *report_fd)
+{
+	int p[2];
+	pid_t pid;
+	char status[512];
+	ssize_t n;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid > 0) {
+		close(p[1]);
+		n = read(p[0], status, sizeof status - 1);
+		if (n <= 0)
+			_exit(1);
+		status[n] = '\0';
+		if (status[0] == '0')
+			_exit(0);
+		fprintf(stderr, "allox-engine: %s\n", status + 1);
+		_exit(status[0] == '2' ? 2 : 1);
+	}
+	close(p[0]);
+	setsid();
+	*report_fd = p[1];
+	return 0;
+}
+
+static void report(int fd, int code, const char *msg)
+{
+	char buf[600];
+	int n;
+
+	if (fd < 0)
+		return;
+	n = snprintf(buf, sizeof buf, "%d%s", code, msg ? msg : "");
+	if (write(fd, buf, (size_t)n) < 0) {
+		/* The parent is gone; nothing else to tell. */
+	}
+	close(fd);
+}
+
+int main(int argc, char **argv)
+{
+	options o;
+	ax_engine e;
+	ax_error err;
+	char *run_dir = NULL, *sock = NULL, *lock_path = NULL, *log_path = NULL;
+	const char *h;
+	int lock_fd, ufd, tfd = -1, report_fd = -1, devnull, status = 0;
+	struct MHD_Daemon *ud, *td = NULL;
+	sigset_t set;
+
+	if (parse_args(argc, argv, &o) < 0)
+		return 2;
+	memset(&e, 0, sizeof e);
+	memset(&err, 0, sizeof err);
+	h = o.home ? o.home : getenv("ALLOX_HOME");
+	if (h && *h)
+		e.home = strdup(h);
+	else
+		e.home = ax_path_join(getenv("HOME") ? getenv("HOME") : "/", ".allox");
+	e.state_dir = e.home ? ax_path_join(e.home, "engine") : NULL;
+	e.sandboxes_dir = e.state_dir ? ax_path_join(e.state_dir, "sandboxes") : NULL;
+	run_dir = e.home ? ax_path_join(e.home, "run") : NULL;
+	sock = run_dir ? ax_path_join(run_dir, "engine.sock") : NULL;
+	lock_path = run_dir ? ax_path_join(run_dir, "engine.lock") : NULL;
+	log_path = e.home ? ax_path_join(e.home, "engine.log") : NULL;
+	if (!e.sandboxes_dir || !sock || !lock_path || !log_path) {
+		fprintf(stderr, "allox-engine: out of memory\n");
+		status = 1;
+		goto out;
+	}
+	e.clock_file = getenv("ALLOX_ENGINE_CLOCK_OFFSET_FILE");
+	e.agent_path = find_agent();
+	e.sandboxes = json_object();
+	pthread_mutex_init(&e.lock, NULL);
+	if (o.listen && !o.insecure && !(e.api_key = read_key(&o, &err))) {
+		fprintf(stderr, "allox-engine: %s\n", err.message);
+		status = err.exit_code;
+		goto out;
+	}
+	if (!o.foreground && daemonize(&report_fd) < 0) {
+		fprintf(stderr, "allox-engine: cannot detach: %s\n", strerror(errno));
+		status = 1;
+		goto out;
+	}
+	if (ax_mkdir_p(e.home, 0700, &err) < 0 || ax_mkdir_p(run_dir, 0700, &err) < 0 ||
+	    ax_mkdir_p(e.state_dir, 0700, &err) < 0) {
+		report(report_fd, 1, err.message);
+		fprintf(stderr, "allox-engine: %s\n", err.message);
+		status = 1;
+		goto out;
+	}
+	chmod(run_dir, 0700);
+	lock_fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (lock_fd < 0 || flock(lock_fd, LOCK_EX | LOCK_NB) < 0) {
+		/* Another engine serves this ALLOX_HOME: that is what the caller wanted. */
+		report(report_fd, 0, NULL);
+		if (o.foreground)
+			fprintf(stderr, "allox-engine: already running for %s\n", e.home);
+		status = o.foreground ? 1 : 0;
+		goto out;
+	}
+	{
+		/* For operators and tests: which process serves this home. */
+		char *pid_path = NULL;
+		char pid[32];
+
+		snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+		if (asprintf(&pid_path, "%s/engine.pid", run_dir) >= 0)
+			ax_write_file_atomic(pid_path, pid, strlen(pid), 0600, &err);
+		free(pid_path);
+	}
+	e.log = fopen(log_path, "a");
+	if (e.log)
+		fcntl(fileno(e.log), F_SETFD, FD_CLOEXEC);
+	ax_engine_log(&e, "allox-engine %s starting for %s (agent %s)", PACKAGE_VERSION, e.home, e.agent_path);
+	if (access(e.agent_path, X_OK) < 0)
+		ax_engine_log(&e, "warning: agent %s is not executable", e.agent_path);
+	if (ax_store_load(&e, &err) < 0)
+		goto fail;
+	/* Sandboxes are detached from us, but their processes should come back
+	 * here when they end so we can reap them (the host's init may not). */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	ax_sandboxes_adopt(&e);
+	ufd = unix_listener(sock, &err);
+	if (ufd < 0)
+		goto fail;
+	if (o.listen && (tfd = tcp_listener(o.listen, &err)) < 0)
+		goto fail;
+	/* Block the signals we wait for before any thread exists, so they reach sigtimedwait. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	ud = ax_http_serve(&e, ufd, false, &err);
+	if (!ud)
+		goto fail;
+	if (tfd >= 0 && !(td = ax_http_serve(&e, tfd, !o.insecure, &err)))
+		goto fail;
+	ax_engine_log(&e, "listening on %s%s%s%s", sock, o.listen ? " and " : "", o.listen ? o.listen : "",
+		      o.listen && o.insecure ? " (insecure: no API key)" : "");
+	if (!o.foreground) {
+		devnull = open("/dev/null", O_RDWR);
+		if (devnull >= 0) {
+			dup2(devnull, 0);
+			dup2(devnull, 1);
+			dup2(devnull, 2);
+			if (devnull > 2)
+				close(devnull);
+		}
+	}
+	report(report_fd, 0, NULL);
+	for (;;) {
+		struct timespec tick = { 1, 0 };
+		int sig = sigtimedwait(&set, NULL, &tick);
+
+		if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP)
+			break;
+		ax_sandboxes_reap(&e);
+	}
+	/* Sandboxes keep running: the next engine re-adopts them. */
+	ax_engine_log(&e, "stopping");
+	if (td)
+		MHD_stop_daemon(td);
+	MHD_stop_daemon(ud);
+	unlink(sock);
+	goto out;
+fail:
+	ax_engine_log(&e, "fatal: %s", err.message);
+	fprintf(stderr, "allox-engine: %s\n", err.message);
+	report(report_fd, err.exit_code == AX_EXIT_USAGE ? 2 : 1, err.message);
+	status = err.exit_code ? err.exit_code : 1;
+out:
+	if (e.log)
+		fclose(e.log);
+	json_decref(e.sandboxes);
+	free(e.home);
+	free(e.state_dir);
+	free(e.sandboxes_dir);
+	free(e.agent_path);
+	free(e.api_key);
+	free(run_dir);
+	free(sock);
+	free(lock_path);
+	free(log_path);
+	return status;
+}

@@ -1,0 +1,316 @@
+/* ax_rt_start: validate the spec, plan the file system and cgroups, spawn
+ * bwrap, then learn PID 1's host pid from --info-fd and wait until it has
+ * exec'd argv, so setup failures are reported here and not discovered later. */
+#include "runtime_spawn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define SANDBOX_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+/* Fds the engine's closed stdio could have handed us must not be dup2 targets. */
+static int high_fd(int fd)
+{
+	int moved;
+
+	if (fd < 0 || fd > 2)
+		return fd;
+	moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	close(fd);
+	return moved;
+}
+
+static int validate(const ax_rt_spec *s, ax_error *err)
+{
+	size_t n;
+
+	if (!s || !s->id || !s->state_dir || !s->image || !s->argv || !s->argv[0])
+		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "sandbox spec lacks id, state_dir, image or argv");
+	n = strspn(s->id, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-");
+	if (n == 0 || n > 64 || s->id[n] || s->id[0] == '.')
+		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "invalid sandbox id \"%s\"", s->id);
+	for (size_t i = 0; s->env && s->env[i]; i++) {
+		const char *eq = strchr(s->env[i], '=');
+
+		if (!eq || eq == s->env[i])
+			return ax_fail(err, AX_EXIT_USAGE, "USAGE", "environment entry is not K=V: %s", s->env[i]);
+	}
+	if (s->memory_bytes < 0 || s->pids_max < 0)
+		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "negative memory or pids limit");
+	return 0;
+}
+
+static void bwrap_argv(const ax_rt_spec *s, const ax_rootfs *rf, int info_fd, ax_strv *av)
+{
+	ax_strv_add(av, AX_RT_BWRAP);
+	ax_strv_add(av, "--bind");
+	ax_strv_add(av, rf->merged);
+	ax_strv_add(av, "/");
+	ax_strv_add(av, "--proc");
+	ax_strv_add(av, "/proc");
+	ax_strv_add(av, "--dev");
+	ax_strv_add(av, "/dev");
+	ax_strv_add(av, "--unshare-user");
+	ax_strv_add(av, "--unshare-pid");
+	ax_strv_add(av, "--unshare-ipc");
+	ax_strv_add(av, "--unshare-uts");
+	ax_strv_add(av, "--unshare-cgroup-try");
+	ax_strv_add(av, "--hostname");
+	ax_strv_addf(av, "%.12s", s->id);
+	ax_strv_add(av, "--as-pid-1");
+	ax_strv_add(av, "--chdir");
+	ax_strv_add(av, "/home/gem");
+	ax_strv_add(av, "--clearenv");
+	ax_strv_add(av, "--setenv");
+	ax_strv_add(av, "HOME");
+	ax_strv_add(av, "/home/gem");
+	ax_strv_add(av, "--setenv");
+	ax_strv_add(av, "PATH");
+	ax_strv_add(av, SANDBOX_PATH);
+	for (size_t i = 0; s->env && s->env[i]; i++) {
+		const char *eq = strchr(s->env[i], '=');
+
+		ax_strv_add(av, "--setenv");
+		ax_strv_addf(av, "%.*s", (int)(eq - s->env[i]), s->env[i]);
+		ax_strv_add(av, eq + 1);
+	}
+	ax_strv_add(av, "--info-fd");
+	ax_strv_addf(av, "%d", info_fd);
+	ax_strv_add(av, "--");
+	for (size_t i = 0; i < rf->exec.n; i++)
+		ax_strv_add(av, rf->exec.v[i]);
+	for (size_t i = 1; s->argv[i]; i++)
+		ax_strv_add(av, s->argv[i]);
+}
+
+/* bwrap's JSON on --info-fd: {"child-pid": N, ...}; EOF without it means bwrap failed. */
+static pid_t read_child_pid(int fd)
+{
+	long long deadline = ax_rt_now_ms() + AX_RT_START_MS;
+	char buf[1024];
+	size_t used = 0;
+	const char *p;
+
+	while (used + 1 < sizeof buf) {
+		struct pollfd pf = { fd, POLLIN, 0 };
+		long long left = deadline - ax_rt_now_ms();
+		ssize_t n;
+
+		if (left <= 0 || (poll(&pf, 1, (int)left) < 0 && errno != EINTR))
+			break;
+		n = read(fd, buf + used, sizeof buf - 1 - used);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0)
+			break;
+		used += (size_t)n;
+	}
+	buf[used] = '\0';
+	p = strstr(buf, "\"child-pid\"");
+	if (!p || !(p = strchr(p, ':')))
+		return 0;
+	return (pid_t)strtol(p + 1, NULL, 10);
+}
+
+/* bwrap reports its own failures as "bwrap: ..." on stderr, i.e. in the log. */
+static void bwrap_message(int log_fd, off_t from, char *out, size_t len)
+{
+	char buf[4096];
+	ssize_t n = pread(log_fd, buf, sizeof buf - 1, from);
+	const char *line;
+
+	out[0] = '\0';
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	for (line = buf; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		if (strncmp(line, "bwrap: ", 7) == 0) {
+			snprintf(out, len, "%.*s", (int)strcspn(line, "\n"), line);
+			return;
+		}
+	}
+}
+
+/* 1 once PID 1's executable is no longer bwrap, 0 if it died first, -1 on timeout. */
+static int wait_exec(pid_t pid, unsigned long long start, const struct stat *bwrap)
+{
+	long long deadline = ax_rt_now_ms() + AX_RT_START_MS;
+	char path[64];
+	long us = 100;
+
+	snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
+	for (;;) {
+		struct stat st;
+
+		if (!ax_rt_proc_same(pid, start))
+			return 0;
+		if (stat(path, &st) == 0 && (st.st_dev != bwrap->st_dev || st.st_ino != bwrap->st_ino))
+			return ax_rt_proc_same(pid, start) ? 1 : 0;
+		if (ax_rt_now_ms() > deadline)
+			return -1;
+		ax_rt_sleep_us(us);
+		if (us < 2000)
+			us *= 2;
+	}
+}
+
+typedef struct launch {
+	int status[2], info[2], log_fd, null_fd, cg_fds[AX_CG_N];
+	off_t log_off;
+} launch;
+
+static int open_fds(const ax_rt_spec *s, const ax_cgroup *cg, launch *l, ax_error *err)
+{
+	char *log = s->log_path ? strdup(s->log_path) : ax_rt_fmt("%s/console.log", s->state_dir);
+
+	if (!log)
+		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "out of memory");
+	l->log_fd = high_fd(open(log, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
+	if (l->log_fd < 0) {
+		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot open %s: %s", log, strerror(errno));
+		free(log);
+		return -1;
+	}
+	free(log);
+	l->log_off = lseek(l->log_fd, 0, SEEK_END);
+	l->null_fd = high_fd(open("/dev/null", O_RDWR | O_CLOEXEC));
+	if (l->null_fd < 0 || pipe2(l->status, O_CLOEXEC) < 0 || pipe2(l->info, O_CLOEXEC) < 0)
+		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create pipes: %s", strerror(errno));
+	for (int i = 0; i < 2; i++) {
+		l->status[i] = high_fd(l->status[i]);
+		l->info[i] = high_fd(l->info[i]);
+		if (l->status[i] < 0 || l->info[i] < 0)
+			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create pipes: %s", strerror(errno));
+	}
+	for (int k = 0; k < AX_CG_N; k++) {
+		char path[PATH_MAX + 16];
+
+		if (!cg->dir[k][0])
+			continue;
+		snprintf(path, sizeof path, "%s/cgroup.procs", cg->dir[k]);
+		l->cg_fds[k] = high_fd(open(path, O_WRONLY | O_CLOEXEC));
+		if (l->cg_fds[k] < 0)
+			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot open %s: %s", path, strerror(errno));
+	}
+	return 0;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+static void close_fds(launch *l)
+{
+	for (int i = 0; i < 2; i++) {
+		close_fd(&l->status[i]);
+		close_fd(&l->info[i]);
+	}
+	close_fd(&l->log_fd);
+	close_fd(&l->null_fd);
+	for (int k = 0; k < AX_CG_N; k++)
+		close_fd(&l->cg_fds[k]);
+}
+
+static int spawn(const ax_rt_spec *s, const ax_rootfs *rf, const ax_cgroup *cg, ax_rt_handle *h, launch *l,
+		 ax_error *err)
+{
+	ax_strv av = { 0 };
+	ax_spawn sp;
+	struct stat bwrap;
+	pid_t child;
+	char msg[512];
+	int rc;
+
+	if (stat(AX_RT_BWRAP, &bwrap) < 0)
+		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "%s: %s (install bubblewrap)", AX_RT_BWRAP,
+			       strerror(errno));
+	if (open_fds(s, cg, l, err) < 0)
+		return -1;
+	bwrap_argv(s, rf, l->info[1], &av);
+	if (av.oom) {
+		ax_strv_free(&av);
+		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "out of memory");
+	}
+	memset(&sp, 0, sizeof sp);
+	sp.mounts = &rf->mounts;
+	sp.argv = av.v;
+	memcpy(sp.cg_fds, l->cg_fds, sizeof sp.cg_fds);
+	sp.null_fd = l->null_fd;
+	sp.log_fd = l->log_fd;
+	sp.status_w = l->status[1];
+	sp.info_w = l->info[1];
+	sp.keep_fds = s->keep_fds;
+	child = ax_spawn_fork(&sp);
+	rc = errno;
+	ax_strv_free(&av);
+	/* Our copies of the write ends must go, or the reads below never see EOF. */
+	close_fd(&l->status[1]);
+	close_fd(&l->info[1]);
+	if (child < 0)
+		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot fork: %s", strerror(rc));
+	while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+		;
+	if (ax_spawn_status(l->status[0], &rf->mounts, &h->pid, &h->start, err) < 0)
+		return -1;
+	h->init_pid = read_child_pid(l->info[0]);
+	if (h->init_pid <= 0) {
+		bwrap_message(l->log_fd, l->log_off, msg, sizeof msg);
+		h->init_pid = 0;
+		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "%s", msg[0] ? msg : "bwrap failed before starting the sandbox");
+	}
+	/* A quick PID 1 may have run, exited and been reaped already: init_start
+	 * stays 0, so the handle reads as not alive. */
+	rc = ax_rt_proc_stat(h->init_pid, NULL, &h->init_start) < 0 ? 0 : wait_exec(h->init_pid, h->init_start, &bwrap);
+	if (rc < 0)
+		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "sandbox setup did not finish within %d s",
+			       AX_RT_START_MS / 1000);
+	if (rc == 0) {
+		/* Gone before we saw the exec: a setup failure, or argv ran and exited already. */
+		bwrap_message(l->log_fd, l->log_off, msg, sizeof msg);
+		if (msg[0])
+			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "%s", msg);
+	}
+	return 0;
+}
+
+int ax_rt_start(const ax_rt_spec *spec, ax_rt_handle *h, ax_error *err)
+{
+	ax_rootfs rf;
+	ax_cgroup cg;
+	launch l;
+	int rc;
+
+	memset(h, 0, sizeof *h);
+	if (validate(spec, err) < 0 || ax_rootfs_prepare(spec, &rf, err) < 0)
+		return -1;
+	snprintf(h->note, sizeof h->note, "%s", rf.note);
+	if (ax_cg_create(spec->id, spec->memory_bytes, spec->pids_max, &cg, h->note, sizeof h->note, err) < 0) {
+		ax_rootfs_free(&rf);
+		return -1;
+	}
+	h->cgroup = ax_cg_can_freeze(&cg);
+	memset(&l, 0, sizeof l);
+	l.status[0] = l.status[1] = l.info[0] = l.info[1] = l.log_fd = l.null_fd = -1;
+	for (int k = 0; k < AX_CG_N; k++)
+		l.cg_fds[k] = -1;
+	rc = spawn(spec, &rf, &cg, h, &l, err);
+	close_fds(&l);
+	ax_rootfs_free(&rf);
+	if (rc < 0) {
+		/* Whatever got started goes, and so do the cgroups. */
+		ax_rt_kill(h, spec->id, NULL);
+		memset(h, 0, sizeof *h);
+	}
+	return rc;
+}

@@ -1,0 +1,62 @@
+/* Sandbox runtime of the local engine: spawns one bubblewrap sandbox on
+ * overlays, and freezes, thaws, checks and kills it. The engine owns ids,
+ * records and persistence; this layer needs only the spec at start and the
+ * handle (plus the id) afterwards, so a restarted engine can re-adopt a
+ * sandbox from its saved handle. */
+#ifndef ALLOX_RUNTIME_H
+#define ALLOX_RUNTIME_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "error.h"
+
+typedef struct ax_rt_spec {
+	const char *id;              /* [A-Za-z0-9_.-]{1,64}: hostname prefix (12 chars) and cgroup name */
+	const char *state_dir;       /* $ALLOX_HOME/engine/sandboxes/<id>; exists, private to the engine */
+	const char *image;           /* "host" or "rootfs:/abs/path" */
+	const char *const *layers;   /* read-only layers (checkpoints) above the image, topmost first,
+	                              * NULL-terminated or NULL; same layout as <state_dir>/layer */
+	const char *const *argv;     /* PID 1 inside; argv[0] is an absolute host path, NULL-terminated */
+	const char *const *env;      /* "K=V" for the sandbox, NULL-terminated or NULL */
+	const int *keep_fds;         /* fds passed through at the same numbers, -1-terminated or NULL */
+	const char *hide_path;       /* $ALLOX_HOME: never visible inside; NULL = nothing extra */
+	const char *image_dir;       /* shared image data; NULL = <state_dir>/../../images */
+	const char *log_path;        /* the sandbox's stdout/stderr and bwrap's own errors (appended);
+	                              * NULL = <state_dir>/console.log */
+	long long memory_bytes;      /* 0 = no limit */
+	long long pids_max;          /* 0 = no limit; counts bwrap's monitor process too */
+} ax_rt_spec;
+
+typedef struct ax_rt_handle {
+	pid_t pid;                   /* the outer bwrap process (host pid), not the engine's child */
+	unsigned long long start;    /* its start time (/proc/<pid>/stat field 22), against pid reuse */
+	pid_t init_pid;              /* host pid of PID 1 inside */
+	unsigned long long init_start;
+	bool cgroup;                 /* the sandbox has its own freezer cgroup (limits: see note) */
+	char note[256];              /* what is not enforced or differs, "" when nothing */
+} ax_rt_handle;
+
+/* Start the sandbox; returns once argv has been exec'd as PID 1 (or has
+ * already exited). Setup failures come back as ERR, with bwrap's own message
+ * when bwrap is the one that failed. */
+int ax_rt_start(const ax_rt_spec *spec, ax_rt_handle *h, ax_error *err);
+
+/* 1 if the sandbox's PID 1 is alive (pid and start time match, not a zombie). */
+int ax_rt_alive(const ax_rt_handle *h);
+
+/* Freeze/thaw every process of the sandbox; both wait (bounded) until done.
+ * Without a freezer cgroup they fall back to SIGSTOP/SIGCONT of the sandbox's
+ * pid namespace, which processes inside can observe. */
+int ax_rt_freeze(const ax_rt_handle *h, const char *id, ax_error *err);
+int ax_rt_thaw(const ax_rt_handle *h, const char *id, ax_error *err);
+
+/* Kill every process of the sandbox (also when frozen), wait up to ~5 s
+ * until all are gone, then remove its cgroups. Idempotent. */
+int ax_rt_kill(const ax_rt_handle *h, const char *id, ax_error *err);
+
+/* rm -rf STATE_DIR without following symlinks or leaving its file system.
+ * Call after ax_rt_kill. A missing STATE_DIR is not an error. */
+int ax_rt_remove_state(const char *state_dir, ax_error *err);
+
+#endif

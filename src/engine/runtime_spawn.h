@@ -1,0 +1,40 @@
+/* The fork/exec half of ax_rt_start (runtime_spawn.c). */
+#ifndef ALLOX_RUNTIME_SPAWN_H
+#define ALLOX_RUNTIME_SPAWN_H
+
+#include "runtime_internal.h"
+
+/* Setup steps other than the mount plan's (which are reported by index). */
+enum {
+	AX_STEP_FORK = -1,
+	AX_STEP_SETSID = -2,
+	AX_STEP_CGROUP = -3,
+	AX_STEP_UNSHARE = -4,
+	AX_STEP_PRIVATE = -5,
+	AX_STEP_STDIO = -6,
+	AX_STEP_KEEPFD = -7,
+	AX_STEP_EXEC = -8,
+};
+
+/* What the setup process needs, all prepared by the parent. Every fd here is
+ * CLOEXEC and >= 3; info_w and keep_fds are the ones bwrap inherits. */
+typedef struct ax_spawn {
+	const ax_plan *mounts;
+	char *const *argv;          /* bwrap's command line */
+	int cg_fds[AX_CG_N];        /* cgroup.procs files to join, -1 when unused */
+	int null_fd, log_fd;        /* stdin; stdout and stderr (unless kept) */
+	int status_w, info_w;
+	const int *keep_fds;
+	char *stack_b;              /* set by ax_spawn_fork */
+} ax_spawn;
+
+/* Start the intermediate child; returns after it has exited (reap it: the
+ * pid is returned) or -1 with errno. */
+pid_t ax_spawn_fork(ax_spawn *sp);
+
+/* Read the status pipe to EOF: 0 once bwrap has been exec'd, with the setup
+ * (= bwrap monitor) pid and start time in SETUP_PID and START; -1 with ERR
+ * describing the failed step (SETUP_PID is still set when known). */
+int ax_spawn_status(int fd, const ax_plan *mounts, pid_t *setup_pid, unsigned long long *start, ax_error *err);
+
+#endif

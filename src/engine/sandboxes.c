@@ -1,0 +1,869 @@
+/* The /sandboxes routes of the lifecycle API, backed by the bubblewrap runtime. */
+#include "engine.h"
+
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fs.h"
+#include "runtime.h"
+#include "timeutil.h"
+
+#define EXECD_PORT 44772
+#define AIO_PORT 8080
+#define MIN_TIMEOUT 60
+
+/* ---------- records ---------- */
+
+static void set_status(json_t *rec, ax_engine *e, const char *state, const char *reason, const char *message)
+{
+	char now[32];
+	json_t *st = json_object();
+
+	ax_time_rfc3339(ax_engine_now(e), now);
+	json_object_set_new(st, "state", json_string(state));
+	if (reason)
+		json_object_set_new(st, "reason", json_string(reason));
+	if (message && *message)
+		json_object_set_new(st, "message", json_string(message));
+	json_object_set_new(st, "lastTransitionAt", json_string(now));
+	json_object_set_new(rec, "status", st);
+}
+
+static const char *state_of(const json_t *rec)
+{
+	return json_string_value(json_object_get(json_object_get(rec, "status"), "state"));
+}
+
+static void handle_of(const json_t *rec, ax_rt_handle *h)
+{
+	const json_t *rt = json_object_get(rec, "runtime");
+
+	memset(h, 0, sizeof *h);
+	h->pid = (pid_t)json_integer_value(json_object_get(rt, "pid"));
+	h->start = (unsigned long long)json_integer_value(json_object_get(rt, "start"));
+	h->init_pid = (pid_t)json_integer_value(json_object_get(rt, "initPid"));
+	h->init_start = (unsigned long long)json_integer_value(json_object_get(rt, "initStart"));
+	h->cgroup = json_is_true(json_object_get(rt, "cgroup"));
+	snprintf(h->note, sizeof h->note, "%s", json_string_value(json_object_get(rt, "note")) ?: "");
+}
+
+/* What the entrypoint did, from the status file the agent keeps in the sandbox's upper layer. */
+static void entrypoint_status(ax_engine *e, const char *id, json_t *status)
+{
+	char *dir = ax_store_dir(e, id), *path = NULL;
+	json_t *ep;
+	const char *state;
+
+	if (!dir || asprintf(&path, "%s/layer/top/run/allox/entrypoint.json", dir) < 0) {
+		free(dir);
+		return;
+	}
+	ep = json_load_file(path, 0, NULL);
+	state = json_string_value(json_object_get(ep, "state"));
+	if (state && strcmp(state, "exited") == 0) {
+		char msg[128];
+
+		snprintf(msg, sizeof msg, "entrypoint exited with code %lld",
+			 (long long)json_integer_value(json_object_get(ep, "exitCode")));
+		json_object_set_new(status, "reason", json_string("ENTRYPOINT_EXITED"));
+		json_object_set_new(status, "message", json_string(msg));
+	} else if (state && strcmp(state, "signaled") == 0) {
+		char msg[128];
+
+		snprintf(msg, sizeof msg, "entrypoint killed by signal %lld",
+			 (long long)json_integer_value(json_object_get(ep, "signal")));
+		json_object_set_new(status, "reason", json_string("ENTRYPOINT_EXITED"));
+		json_object_set_new(status, "message", json_string(msg));
+	} else if (state && strcmp(state, "failed") == 0) {
+		json_object_set_new(status, "reason", json_string("ENTRYPOINT_FAILED"));
+		json_object_set(status, "message", json_object_get(ep, "error"));
+	}
+	json_decref(ep);
+	free(path);
+	free(dir);
+}
+
+/* The record as the API shows it: no runtime internals, no environment. */
+static json_t *view(ax_engine *e, const json_t *rec, bool created)
+{
+	static const char *const keys[] = { "id", "image", "status", "metadata", "entrypoint", "expiresAt",
+					    "createdAt" };
+	json_t *v = json_object();
+	size_t i;
+
+	for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		json_t *x = json_object_get(rec, keys[i]);
+
+		/* The spec omits image from the create answer. */
+		if (!x || json_is_null(x) || (created && strcmp(keys[i], "image") == 0))
+			continue;
+		json_object_set_new(v, keys[i], json_deep_copy(x));
+	}
+	if (strcmp(state_of(rec) ?: "", "Running") == 0)
+		entrypoint_status(e, json_string_value(json_object_get(rec, "id")), json_object_get(v, "status"));
+	return v;
+}
+
+static json_t *find(ax_engine *e, const char *id, ax_resp *resp)
+{
+	json_t *rec = json_object_get(e->sandboxes, id);
+
+	if (!rec)
+		ax_resp_error(resp, 404, "SANDBOX::NOT_FOUND", "sandbox %s not found", id);
+	return rec;
+}
+
+static void save(ax_engine *e, json_t *rec)
+{
+	ax_error err;
+
+	if (ax_store_save(e, rec, &err) < 0)
+		ax_engine_log(e, "cannot save record: %s", err.message);
+}
+
+/* ---------- helpers ---------- */
+
+static int random_hex(char *out, size_t bytes)
+{
+	unsigned char raw[64];
+	size_t i;
+
+	if (bytes > sizeof raw || getrandom(raw, bytes, 0) != (ssize_t)bytes)
+		return -1;
+	for (i = 0; i < bytes; i++)
+		snprintf(out + 2 * i, 3, "%02x", raw[i]);
+	return 0;
+}
+
+static int new_uuid(char out[37])
+{
+	unsigned char b[16];
+
+	if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b)
+		return -1;
+	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
+	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
+	snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
+		 b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+	return 0;
+}
+
+static bool string_map(const json_t *v)
+{
+	const char *k;
+	json_t *x;
+
+	if (!json_is_object(v))
+		return false;
+	json_object_foreach((json_t *)v, k, x)
+		if (!json_is_string(x))
+			return false;
+	return true;
+}
+
+/* "512Mi", "2Gi", "1G", "1000000" -> bytes; -1 if unreadable. */
+static long long parse_quantity(const char *s)
+{
+	static const struct { const char *suffix; long long mult; } units[] = {
+		{ "Ki", 1024LL }, { "Mi", 1024LL * 1024 }, { "Gi", 1024LL * 1024 * 1024 },
+		{ "Ti", 1024LL * 1024 * 1024 * 1024 }, { "k", 1000LL }, { "K", 1000LL }, { "M", 1000000LL },
+		{ "G", 1000000000LL }, { "T", 1000000000000LL }, { "", 1 },
+	};
+	char *end;
+	long long n;
+	size_t i;
+
+	errno = 0;
+	n = strtoll(s, &end, 10);
+	if (errno || end == s || n < 0)
+		return -1;
+	for (i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (strcmp(end, units[i].suffix) == 0)
+			return n > (1LL << 50) / units[i].mult ? -1 : n * units[i].mult;
+	return -1;
+}
+
+static const char *image_problem(const char *uri)
+{
+	struct stat st;
+
+	if (strcmp(uri, "host") == 0)
+		return NULL;
+	if (strncmp(uri, "rootfs:", 7) == 0) {
+		if (uri[7] != '/')
+			return "rootfs images need an absolute path (rootfs:/abs/path)";
+		if (stat(uri + 7, &st) < 0 || !S_ISDIR(st.st_mode))
+			return "rootfs path is not a directory";
+		return NULL;
+	}
+	return "unsupported image";
+}
+
+static int listen_loopback(int *port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof a;
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (fd < 0)
+		return -1;
+	if (bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(fd, 128) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&a, &len) < 0) {
+		close(fd);
+		return -1;
+	}
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+/* ---------- create ---------- */
+
+static json_t *parse_body(const ax_req *req, ax_resp *resp, bool required)
+{
+	json_error_t jerr;
+	json_t *body;
+
+	if (!req->body_len) {
+		if (required)
+			ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER", "a JSON request body is required");
+		return required ? NULL : json_object();
+	}
+	body = json_loadb(req->body, req->body_len, 0, &jerr);
+	if (!body || !json_is_object(body)) {
+		json_decref(body);
+		ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER", "request body is not a JSON object: %s",
+			      body ? "wrong type" : jerr.text);
+		return NULL;
+	}
+	return body;
+}
+
+static int check_create(const json_t *body, ax_resp *resp)
+{
+	const json_t *image = json_object_get(body, "image"), *ep = json_object_get(body, "entrypoint");
+	const json_t *timeout = json_object_get(body, "timeout"), *limits = json_object_get(body, "resourceLimits");
+	const json_t *meta = json_object_get(body, "metadata");
+	const char *uri, *problem, *k;
+	json_t *x;
+	size_t i;
+
+	if (json_object_get(body, "snapshotId")) {
+		ax_resp_error(resp, 400, "SANDBOX::API_NOT_SUPPORTED", "restoring from snapshotId is not supported by this engine yet");
+		return -1;
+	}
+	uri = json_string_value(json_object_get(image, "uri"));
+	if (!uri) {
+		ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER", "image.uri is required");
+		return -1;
+	}
+	problem = image_problem(uri);
+	if (problem) {
+		ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER",
+			      "%s: '%s'. Supported images: \"host\" (the host's system directories, read-only) and "
+			      "\"rootfs:/abs/path\" (a directory tree)", problem, uri);
+		return -1;
+	}
+	if (!json_is_array(ep) || json_array_size(ep) == 0) {
+		ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER", "entrypoint must be a non-empty array of strings");
+		return -1;
+	}
+	json_array_foreach(ep, i, x)
+		if (!json_is_string(x)) {
+			ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER", "entrypoint[%zu] is not a string", i);
+			return -1;
+		}
+	if (!string_map(limits)) {
+		ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER", "resourceLimits must be an object of strings");
+		return -1;
+	}
+	if (timeout && !json_is_null(timeout) &&
+	    (!json_is_integer(timeout) || json_integer_value(timeout) < MIN_TIMEOUT)) {
+		ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER",
+			      "timeout must be an integer of at least %d seconds, or null for no expiry", MIN_TIMEOUT);
+		return -1;
+	}
+	if (json_object_get(body, "env") && !string_map(json_object_get(body, "env"))) {
+		ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER", "env must be an object of strings");
+		return -1;
+	}
+	if (meta && !string_map(meta)) {
+		ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER", "metadata must be an object of strings");
+		return -1;
+	}
+	json_object_foreach((json_t *)meta, k, x)
+		if (strncmp(k, "opensandbox.io/", 15) == 0 || !*k) {
+			ax_resp_error(resp, 400, "SANDBOX::INVALID_METADATA_LABEL", "metadata key '%s' is reserved or empty", k);
+			return -1;
+		}
+	if (limits && json_object_get(limits, "memory") &&
+	    parse_quantity(json_string_value(json_object_get(limits, "memory"))) < 0) {
+		ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER", "resourceLimits.memory: cannot read '%s'",
+			      json_string_value(json_object_get(limits, "memory")));
+		return -1;
+	}
+	return 0;
+}
+
+static char **env_list(const json_t *env)
+{
+	size_t n = json_object_size(env), i = 0;
+	char **list = calloc(n + 1, sizeof *list);
+	const char *k;
+	json_t *v;
+
+	if (!list)
+		return NULL;
+	json_object_foreach((json_t *)env, k, v)
+		if (asprintf(&list[i], "%s=%s", k, json_string_value(v)) >= 0)
+			i++;
+	list[i] = NULL;
+	return list;
+}
+
+static void free_list(char **list)
+{
+	size_t i;
+
+	for (i = 0; list && list[i]; i++)
+		free(list[i]);
+	free(list);
+}
+
+/* Start the runtime for REC; fills rec.runtime. Called with the lock held. */
+static int spawn(ax_engine *e, json_t *rec, ax_error *err)
+{
+	const char *id = json_string_value(json_object_get(rec, "id"));
+	const json_t *ep = json_object_get(rec, "entrypoint"), *limits = json_object_get(rec, "resourceLimits");
+	char token[65], fdbuf[2][16], *dir = ax_store_dir(e, id);
+	char **env = env_list(json_object_get(rec, "env"));
+	const char **argv = NULL;
+	int lfd = -1, tp[2] = { -1, -1 }, port = 0, keep[3], rc = -1;
+	size_t i, n = json_array_size(ep);
+	ax_rt_spec spec;
+	ax_rt_handle h;
+	json_t *x;
+
+	if (!dir || !env || random_hex(token, 32) < 0) {
+		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "cannot prepare the sandbox");
+		goto out;
+	}
+	lfd = listen_loopback(&port);
+	if (lfd < 0 || pipe(tp) < 0) {
+		ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot set up the agent's socket: %s", strerror(errno));
+		goto out;
+	}
+	/* The token travels through a pipe so it never shows in argv or the environment. */
+	if (write(tp[1], token, strlen(token)) != (ssize_t)strlen(token)) {
+		ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot pass the token: %s", strerror(errno));
+		goto out;
+	}
+	close(tp[1]);
+	tp[1] = -1;
+	snprintf(fdbuf[0], sizeof fdbuf[0], "%d", lfd);
+	snprintf(fdbuf[1], sizeof fdbuf[1], "%d", tp[0]);
+	argv = calloc(n + 9, sizeof *argv);
+	if (!argv) {
+		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		goto out;
+	}
+	argv[0] = e->agent_path;
+	argv[1] = "--listen-fd";
+	argv[2] = fdbuf[0];
+	argv[3] = "--token-fd";
+	argv[4] = fdbuf[1];
+	argv[5] = "--sandbox-id";
+	argv[6] = id;
+	argv[7] = "--";
+	json_array_foreach(ep, i, x)
+		argv[8 + i] = json_string_value(x);
+	keep[0] = lfd;
+	keep[1] = tp[0];
+	keep[2] = -1;
+	memset(&spec, 0, sizeof spec);
+	spec.id = id;
+	spec.state_dir = dir;
+	spec.image = json_string_value(json_object_get(json_object_get(rec, "image"), "uri"));
+	spec.argv = argv;
+	spec.env = (const char *const *)env;
+	spec.keep_fds = keep;
+	spec.hide_path = e->home;
+	if (json_object_get(limits, "memory"))
+		spec.memory_bytes = parse_quantity(json_string_value(json_object_get(limits, "memory")));
+	if (json_object_get(limits, "pids"))
+		spec.pids_max = parse_quantity(json_string_value(json_object_get(limits, "pids")));
+	if (ax_rt_start(&spec, &h, err) < 0)
+		goto out;
+	json_object_set_new(rec, "runtime",
+			    json_pack("{s:I, s:I, s:I, s:I, s:b, s:s, s:i, s:s}", "pid", (json_int_t)h.pid, "start",
+				      (json_int_t)h.start, "initPid", (json_int_t)h.init_pid, "initStart",
+				      (json_int_t)h.init_start, "cgroup", h.cgroup, "note", h.note, "agentPort", port,
+				      "token", token));
+	rc = 0;
+out:
+	if (lfd >= 0)
+		close(lfd);
+	if (tp[0] >= 0)
+		close(tp[0]);
+	if (tp[1] >= 0)
+		close(tp[1]);
+	free(argv);
+	free_list(env);
+	free(dir);
+	return rc;
+}
+
+static void create(ax_engine *e, const ax_req *req, ax_resp *resp)
+{
+	json_t *body = parse_body(req, resp, true), *rec, *meta, *timeout;
+	char id[37], now[32], exp[32], *dir;
+	ax_error err;
+
+	if (!body || check_create(body, resp) < 0) {
+		json_decref(body);
+		return;
+	}
+	if (new_uuid(id) < 0) {
+		json_decref(body);
+		ax_resp_error(resp, 500, "GENERAL::UNKNOWN_ERROR", "no randomness for an id");
+		return;
+	}
+	ax_time_rfc3339(ax_engine_now(e), now);
+	meta = json_object_get(body, "metadata");
+	timeout = json_object_get(body, "timeout");
+	rec = json_pack("{s:s, s:{s:O}, s:O, s:o, s:o, s:o, s:s}", "id", id, "image", "uri",
+			json_object_get(json_object_get(body, "image"), "uri"), "entrypoint",
+			json_object_get(body, "entrypoint"), "metadata", meta ? json_incref(meta) : json_object(),
+			"env", json_object_get(body, "env") ? json_incref(json_object_get(body, "env")) : json_object(),
+			"resourceLimits", json_incref(json_object_get(body, "resourceLimits")), "createdAt", now);
+	if (json_is_integer(timeout)) {
+		ax_time_rfc3339(ax_engine_now(e) + (time_t)json_integer_value(timeout), exp);
+		json_object_set_new(rec, "expiresAt", json_string(exp));
+	}
+	json_decref(body);
+	set_status(rec, e, "Pending", "SANDBOX_STARTING", NULL);
+
+	dir = ax_store_dir(e, id);
+	pthread_mutex_lock(&e->lock);
+	if (!dir || ax_mkdir_p(dir, 0700, &err) < 0 || ax_store_save(e, rec, &err) < 0 || spawn(e, rec, &err) < 0) {
+		ax_engine_log(e, "create %s failed: %s", id, err.message);
+		ax_resp_error(resp, 500, "SANDBOX::PROVISIONING_ERROR", "cannot start sandbox: %s", err.message);
+		if (dir)
+			ax_rt_remove_state(dir, &err);
+		pthread_mutex_unlock(&e->lock);
+		json_decref(rec);
+		free(dir);
+		return;
+	}
+	{
+		const char *note = json_string_value(json_object_get(json_object_get(rec, "runtime"), "note"));
+
+		set_status(rec, e, "Running", "SANDBOX_RUNNING", note);
+	}
+	save(e, rec);
+	json_object_set(e->sandboxes, id, rec);
+	ax_engine_log(e, "created %s (%s)", id, json_string_value(json_object_get(json_object_get(rec, "image"), "uri")));
+	resp->status = 202;
+	resp->body = view(e, rec, true);
+	pthread_mutex_unlock(&e->lock);
+	json_decref(rec);
+	free(dir);
+}
+
+/* ---------- list ---------- */
+
+static bool state_matches(const json_t *rec, const json_t *states)
+{
+	size_t i;
+	json_t *s;
+
+	if (!states)
+		return true;
+	json_array_foreach(states, i, s)
+		if (strcasecmp(json_string_value(s), state_of(rec) ?: "") == 0)
+			return true;
+	return false;
+}
+
+/* metadata=k%3Dv%26k2%3Dv2 arrives decoded as "k=v&k2=v2": every pair must match. */
+static int metadata_matches(const json_t *rec, const char *filter, bool *match)
+{
+	char *copy = strdup(filter), *save = NULL, *pair;
+	const json_t *meta = json_object_get(rec, "metadata");
+
+	*match = true;
+	if (!copy)
+		return -1;
+	for (pair = strtok_r(copy, "&", &save); pair; pair = strtok_r(NULL, "&", &save)) {
+		char *eq = strchr(pair, '=');
+		const char *have;
+
+		if (!eq || eq == pair) {
+			free(copy);
+			return -1;
+		}
+		*eq = '\0';
+		have = json_string_value(json_object_get(meta, pair));
+		if (!have || strcmp(have, eq + 1) != 0)
+			*match = false;
+	}
+	free(copy);
+	return 0;
+}
+
+static int int_param(const ax_req *req, const char *name, long def, long min, long max, long *out, ax_resp *resp)
+{
+	const char *s = json_string_value(json_array_get(json_object_get(req->query, name), 0));
+	char *end;
+	long v;
+
+	*out = def;
+	if (!s)
+		return 0;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max) {
+		ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER", "%s must be an integer from %ld to %ld", name, min, max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int newest_first(const void *a, const void *b)
+{
+	const char *ca = json_string_value(json_object_get(*(json_t *const *)a, "createdAt"));
+	const char *cb = json_string_value(json_object_get(*(json_t *const *)b, "createdAt"));
+	int c = strcmp(cb ?: "", ca ?: "");
+
+	return c ? c : strcmp(json_string_value(json_object_get(*(json_t *const *)a, "id")),
+			      json_string_value(json_object_get(*(json_t *const *)b, "id")));
+}
+
+static void list(ax_engine *e, const ax_req *req, ax_resp *resp)
+{
+	const json_t *states = json_object_get(req->query, "state");
+	const char *meta = json_string_value(json_array_get(json_object_get(req->query, "metadata"), 0));
+	long page, size, total, pages, i;
+	json_t **sel, *rec, *items;
+	const char *id;
+	size_t n = 0;
+
+	if (int_param(req, "page", 1, 1, 1000000, &page, resp) < 0 ||
+	    int_param(req, "pageSize", 20, 1, 200, &size, resp) < 0)
+		return;
+	pthread_mutex_lock(&e->lock);
+	sel = calloc(json_object_size(e->sandboxes) + 1, sizeof(json_t *));
+	if (!sel) {
+		pthread_mutex_unlock(&e->lock);
+		ax_resp_error(resp, 500, "GENERAL::UNKNOWN_ERROR", "out of memory");
+		return;
+	}
+	json_object_foreach(e->sandboxes, id, rec) {
+		bool ok = true;
+
+		if (meta && metadata_matches(rec, meta, &ok) < 0) {
+			pthread_mutex_unlock(&e->lock);
+			free(sel);
+			ax_resp_error(resp, 400, "SANDBOX::INVALID_METADATA_FORMAT",
+				      "metadata filter must look like key=value&key2=value2");
+			return;
+		}
+		if (ok && state_matches(rec, states))
+			sel[n++] = rec;
+	}
+	qsort(sel, n, sizeof(json_t *), newest_first);
+	total = (long)n;
+	pages = (total + size - 1) / size;
+	items = json_array();
+	for (i = (page - 1) * size; i < total && i < page * size; i++)
+		json_array_append_new(items, view(e, sel[i], false));
+	pthread_mutex_unlock(&e->lock);
+	free(sel);
+	resp->status = 200;
+	resp->body = json_pack("{s:o, s:{s:i, s:i, s:i, s:i, s:b}}", "items", items, "pagination", "page", (int)page,
+			       "pageSize", (int)size, "totalItems", (int)total, "totalPages", (int)pages,
+			       "hasNextPage", page < pages);
+}
+
+/* ---------- one sandbox ---------- */
+
+/* The engine is a child subreaper, so a sandbox's processes come back to it
+ * when they end; collect them so no zombie outlives the sandbox. */
+static void collect(const ax_rt_handle *h, int tries)
+{
+	pid_t pids[2] = { h->pid, h->init_pid };
+	int i, left;
+
+	do {
+		left = 0;
+		for (i = 0; i < 2; i++) {
+			if (pids[i] <= 0)
+				continue;
+			if (waitpid(pids[i], NULL, WNOHANG) == 0)
+				left++;
+			else
+				pids[i] = 0;
+		}
+		if (left && tries > 1)
+			usleep(10000);
+	} while (left && --tries > 0);
+}
+
+static void destroy(ax_engine *e, const char *id, json_t *rec)
+{
+	ax_rt_handle h;
+	ax_error err;
+	char *dir = ax_store_dir(e, id);
+
+	handle_of(rec, &h);
+	if (h.pid && ax_rt_kill(&h, id, &err) < 0)
+		ax_engine_log(e, "kill %s: %s", id, err.message);
+	collect(&h, 100);
+	if (dir && ax_rt_remove_state(dir, &err) < 0)
+		ax_engine_log(e, "remove %s: %s", dir, err.message);
+	free(dir);
+	json_object_del(e->sandboxes, id);
+}
+
+static void pause_resume(ax_engine *e, const char *id, json_t *rec, bool pause, ax_resp *resp)
+{
+	const char *want = pause ? "Running" : "Paused";
+	ax_rt_handle h;
+	ax_error err;
+
+	if (strcmp(state_of(rec) ?: "", want) != 0) {
+		ax_resp_error(resp, 409, pause ? "SANDBOX::NOT_RUNNING" : "SANDBOX::NOT_PAUSED",
+			      "sandbox %s is %s, not %s", id, state_of(rec) ?: "unknown", want);
+		return;
+	}
+	handle_of(rec, &h);
+	if ((pause ? ax_rt_freeze(&h, id, &err) : ax_rt_thaw(&h, id, &err)) < 0) {
+		ax_resp_error(resp, 500, "SANDBOX::RUNTIME_ERROR", "cannot %s sandbox: %s", pause ? "pause" : "resume",
+			      err.message);
+		return;
+	}
+	set_status(rec, e, pause ? "Paused" : "Running", pause ? "SANDBOX_PAUSED" : "SANDBOX_RUNNING", NULL);
+	save(e, rec);
+	resp->status = 202;
+}
+
+static void renew(ax_engine *e, const char *id, json_t *rec, const ax_req *req, ax_resp *resp)
+{
+	json_t *body = parse_body(req, resp, true);
+	const char *when = json_string_value(json_object_get(body, "expiresAt"));
+	const char *current = json_string_value(json_object_get(rec, "expiresAt"));
+	char canon[32];
+	time_t t, cur;
+
+	if (!body)
+		return;
+	if (!when || json_object_size(body) != 1 || ax_time_parse_rfc3339(when, &t) < 0) {
+		ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER",
+			      "body must be {\"expiresAt\": \"<RFC 3339 time>\"}");
+	} else if (t <= ax_engine_now(e)) {
+		ax_resp_error(resp, 400, "SANDBOX::INVALID_EXPIRATION", "expiresAt %s is not in the future", when);
+	} else if (current && ax_time_parse_rfc3339(current, &cur) == 0 && t <= cur) {
+		ax_resp_error(resp, 400, "SANDBOX::INVALID_EXPIRATION", "expiresAt %s is not after the current expiry %s",
+			      when, current);
+	} else {
+		ax_time_rfc3339(t, canon);
+		json_object_set_new(rec, "expiresAt", json_string(canon));
+		save(e, rec);
+		ax_engine_log(e, "renewed %s until %s", id, canon);
+		resp->status = 200;
+		resp->body = json_pack("{s:s}", "expiresAt", canon);
+	}
+	json_decref(body);
+}
+
+static void endpoint(ax_engine *e, json_t *rec, const char *port_s, ax_resp *resp)
+{
+	const json_t *rt = json_object_get(rec, "runtime");
+	char *end, ep[64];
+	long port;
+
+	(void)e;
+	errno = 0;
+	port = strtol(port_s, &end, 10);
+	if (errno || end == port_s || *end || port < 1 || port > 65535) {
+		ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER", "port must be an integer from 1 to 65535");
+		return;
+	}
+	resp->status = 200;
+	/* execd and the AIO runtime are both served by the agent, behind its token. */
+	if (port == EXECD_PORT || port == AIO_PORT) {
+		snprintf(ep, sizeof ep, "127.0.0.1:%lld", (long long)json_integer_value(json_object_get(rt, "agentPort")));
+		resp->body = json_pack("{s:s, s:{s:O}}", "endpoint", ep, "headers", "X-EXECD-ACCESS-TOKEN",
+				       json_object_get(rt, "token"));
+	} else {
+		snprintf(ep, sizeof ep, "127.0.0.1:%ld", port);
+		resp->body = json_pack("{s:s}", "endpoint", ep);
+	}
+}
+
+static void patch_metadata(ax_engine *e, json_t *rec, const ax_req *req, ax_resp *resp)
+{
+	json_t *body = parse_body(req, resp, true), *meta = json_object_get(rec, "metadata"), *v;
+	const char *k;
+
+	if (!body)
+		return;
+	json_object_foreach(body, k, v)
+		if (!json_is_string(v) && !json_is_null(v)) {
+			ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER", "metadata.%s must be a string or null", k);
+			json_decref(body);
+			return;
+		}
+	if (!meta) {
+		meta = json_object();
+		json_object_set_new(rec, "metadata", meta);
+	}
+	/* RFC 7396 merge patch: null deletes, a string sets. */
+	json_object_foreach(body, k, v) {
+		if (json_is_null(v))
+			json_object_del(meta, k);
+		else
+			json_object_set(meta, k, v);
+	}
+	json_decref(body);
+	save(e, rec);
+	resp->status = 200;
+	resp->body = view(e, rec, false);
+}
+
+void ax_sandboxes_route(ax_engine *e, const ax_req *req, ax_resp *resp)
+{
+	const char *rest = req->path + strlen("/sandboxes");
+	char id[128], tail[128];
+	json_t *rec;
+
+	if (!*rest || strcmp(rest, "/") == 0) {
+		if (strcmp(req->method, "POST") == 0)
+			create(e, req, resp);
+		else if (strcmp(req->method, "GET") == 0)
+			list(e, req, resp);
+		else
+			ax_resp_error(resp, 405, "GENERAL::METHOD_NOT_ALLOWED", "%s not allowed on /sandboxes", req->method);
+		return;
+	}
+	rest++;
+	{
+		size_t n = strcspn(rest, "/");
+
+		if (n == 0 || n >= sizeof id) {
+			ax_resp_error(resp, 404, "SANDBOX::NOT_FOUND", "sandbox not found");
+			return;
+		}
+		memcpy(id, rest, n);
+		id[n] = '\0';
+		snprintf(tail, sizeof tail, "%s", rest + n);
+	}
+	pthread_mutex_lock(&e->lock);
+	rec = find(e, id, resp);
+	if (!rec) {
+		pthread_mutex_unlock(&e->lock);
+		return;
+	}
+	if (!tail[0] && strcmp(req->method, "GET") == 0) {
+		resp->status = 200;
+		resp->body = view(e, rec, false);
+	} else if (!tail[0] && strcmp(req->method, "DELETE") == 0) {
+		destroy(e, id, rec);
+		ax_engine_log(e, "deleted %s", id);
+		resp->status = 204;
+	} else if (strcmp(tail, "/pause") == 0 && strcmp(req->method, "POST") == 0) {
+		pause_resume(e, id, rec, true, resp);
+	} else if (strcmp(tail, "/resume") == 0 && strcmp(req->method, "POST") == 0) {
+		pause_resume(e, id, rec, false, resp);
+	} else if (strcmp(tail, "/renew-expiration") == 0 && strcmp(req->method, "POST") == 0) {
+		renew(e, id, rec, req, resp);
+	} else if (strcmp(tail, "/metadata") == 0 && strcmp(req->method, "PATCH") == 0) {
+		patch_metadata(e, rec, req, resp);
+	} else if (strncmp(tail, "/endpoints/", 11) == 0 && strcmp(req->method, "GET") == 0) {
+		endpoint(e, rec, tail + 11, resp);
+	} else {
+		ax_resp_error(resp, 404, "GENERAL::NOT_FOUND", "no route for %s %s", req->method, req->path);
+	}
+	pthread_mutex_unlock(&e->lock);
+}
+
+/* ---------- background ---------- */
+
+void ax_sandboxes_reap(ax_engine *e)
+{
+	time_t now = ax_engine_now(e);
+	json_t *rec, *expired = json_array();
+	const char *id;
+	size_t i;
+
+	pthread_mutex_lock(&e->lock);
+	json_object_foreach(e->sandboxes, id, rec) {
+		const char *exp = json_string_value(json_object_get(rec, "expiresAt"));
+		const char *state = state_of(rec) ?: "";
+		ax_rt_handle h;
+		time_t t;
+
+		if (exp && ax_time_parse_rfc3339(exp, &t) == 0 && t <= now) {
+			json_array_append_new(expired, json_string(id));
+			continue;
+		}
+		handle_of(rec, &h);
+		if ((strcmp(state, "Running") == 0 || strcmp(state, "Paused") == 0) && !ax_rt_alive(&h)) {
+			ax_error kerr;
+
+			/* Whatever is left of it (cgroups, stragglers) goes now, not at delete. */
+			if (ax_rt_kill(&h, id, &kerr) < 0)
+				ax_engine_log(e, "cleanup of %s: %s", id, kerr.message);
+			collect(&h, 1);
+			set_status(rec, e, "Terminated", "SANDBOX_EXITED", "the sandbox's init process is gone");
+			save(e, rec);
+			ax_engine_log(e, "%s exited on its own", id);
+		}
+	}
+	for (i = 0; i < json_array_size(expired); i++) {
+		id = json_string_value(json_array_get(expired, i));
+		ax_engine_log(e, "%s expired", id);
+		destroy(e, id, json_object_get(e->sandboxes, id));
+	}
+	pthread_mutex_unlock(&e->lock);
+	json_decref(expired);
+}
+
+void ax_sandboxes_adopt(ax_engine *e)
+{
+	json_t *rec;
+	const char *id;
+
+	pthread_mutex_lock(&e->lock);
+	json_object_foreach(e->sandboxes, id, rec) {
+		const char *state = state_of(rec) ?: "";
+		ax_rt_handle h;
+
+		handle_of(rec, &h);
+		if (strcmp(state, "Pending") == 0) {
+			set_status(rec, e, "Failed", "PROVISIONING_ERROR", "the engine stopped while creating it");
+			save(e, rec);
+		} else if ((strcmp(state, "Running") == 0 || strcmp(state, "Paused") == 0) && !ax_rt_alive(&h)) {
+			ax_error kerr;
+
+			if (ax_rt_kill(&h, id, &kerr) < 0)
+				ax_engine_log(e, "cleanup of %s: %s", id, kerr.message);
+			set_status(rec, e, "Terminated", "SANDBOX_EXITED", "the sandbox ended while the engine was down");
+			save(e, rec);
+		} else {
+			ax_engine_log(e, "re-adopted %s (%s)", id, state);
+		}
+	}
+	pthread_mutex_unlock(&e->lock);
+}

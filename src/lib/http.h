@@ -1,0 +1,43 @@
+/*
+ * A small JSON-over-HTTP client on libcurl, for the lifecycle, execd and AIO
+ * planes: TCP or a unix socket, extra headers (API key, endpoint headers),
+ * per-request timeout, and whole-body responses. Streaming variants come
+ * with the commands that need them.
+ */
+#ifndef ALLOX_HTTP_H
+#define ALLOX_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <jansson.h>
+
+#include "error.h"
+
+typedef struct ax_http {
+	char *base;          /* "http://host:port/v1"; for a unix socket "http://localhost/v1" */
+	char *unix_socket;   /* NULL for TCP */
+	json_t *headers;     /* name -> value, sent with every request */
+	long timeout_s;      /* whole-request timeout; 0 = none */
+	bool verbose;        /* log each request to stderr */
+} ax_http;
+
+typedef struct ax_http_response {
+	long status;
+	char *body;          /* NUL-terminated */
+	size_t len;
+} ax_http_response;
+
+int ax_http_init(ax_http *c, const char *base, const char *unix_socket, long timeout_s, ax_error *err);
+void ax_http_free(ax_http *c);
+void ax_http_set_header(ax_http *c, const char *name, const char *value);
+void ax_http_response_free(ax_http_response *r);
+
+/* METHOD BASE+PATH with BODY (JSON, may be NULL). Transport failures are
+ * errors (code "CONNECTION"); any HTTP status is a success here. */
+int ax_http_request(const ax_http *c, const char *method, const char *path, const json_t *body,
+		    ax_http_response *resp, ax_error *err);
+
+/* Percent-encode S for a query string; malloc'd. */
+char *ax_http_escape(const char *s);
+
+#endif
