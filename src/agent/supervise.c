@@ -90,7 +90,7 @@ static int write_status(const struct ag_supervisor *s, ax_error *err)
 	text[len] = '\n';	/* replaces the NUL; the length is passed explicitly */
 	rc = ax_mkdir_parent(s->status_path, 0755, err);
 	if (rc == 0)
-		rc = ax_write_file_atomic(s->status_path, text, len + 1, 0644, err);
+		rc = ax_write_file_replace(s->status_path, text, len + 1, 0644, err);
 	free(text);
 	return rc;
 }

@@ -109,7 +109,8 @@ static json_t *create_request(ax_ctx *ctx, const ax_args *args, bool local, ax_e
 
 /* Wait until the runtime really answers GET <health path> through its
  * endpoint, with the endpoint's headers. Returns seconds taken, or -1. */
-static double wait_ready(ax_ctx *ctx, ax_lifecycle *lc, const char *id, long long timeout_s, ax_error *err)
+static double wait_ready(ax_ctx *ctx, ax_lifecycle *lc, const char *id, long long timeout_s, char **url_out,
+			 ax_error *err)
 {
 	const ax_config *cfg = ctx->config;
 	const char *path = ax_config_string(cfg, "aio_health_path");
@@ -169,7 +170,10 @@ static double wait_ready(ax_ctx *ctx, ax_lifecycle *lc, const char *id, long lon
 	ax_http_free(&http);
 out:
 	free(fixed);
-	free(url);
+	if (elapsed >= 0 && url_out)
+		*url_out = url;
+	else
+		free(url);
 	json_decref(headers);
 	return elapsed;
 }
@@ -210,7 +214,7 @@ int ax_cmd_sandbox_create(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_e
 		goto out;
 	}
 	if (!skip) {
-		took = wait_ready(ctx, &lc, id, ready, err);
+		took = wait_ready(ctx, &lc, id, ready, &aio_url, err);
 		if (took < 0) {
 			/* A sandbox that never became ready is of no use: don't leave it running. */
 			char *path = sandbox_path(id, "");
@@ -222,7 +226,8 @@ int ax_cmd_sandbox_create(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_e
 			goto out;
 		}
 	}
-	aio_url = ax_aio_url_or_null(&lc, ctx->config, id);
+	if (!aio_url)
+		aio_url = ax_aio_url_or_null(&lc, ctx->config, id);
 	if (ax_session_set(ctx->home, id, aio_url ? aio_url : "", NULL, err) < 0)
 		goto out;
 	json_array_foreach(json_object_get(req, "entrypoint"), i, x)

@@ -342,7 +342,7 @@ int main(int argc, char **argv)
 
 		snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
 		if (asprintf(&pid_path, "%s/engine.pid", run_dir) >= 0)
-			ax_write_file_atomic(pid_path, pid, strlen(pid), 0600, &err);
+			ax_write_file_replace(pid_path, pid, strlen(pid), 0600, &err);
 		free(pid_path);
 	}
 	e.log = fopen(log_path, "a");

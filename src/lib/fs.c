@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,7 +97,7 @@ static void fsync_parent(const char *path)
 	}
 }
 
-int ax_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode, ax_error *err)
+static int write_replace(const char *path, const void *data, size_t len, mode_t mode, bool durable, ax_error *err)
 {
 	size_t n = strlen(path);
 	char *tmp = malloc(n + 16);
@@ -112,7 +113,7 @@ int ax_write_file_atomic(const char *path, const void *data, size_t len, mode_t 
 		free(tmp);
 		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot write %s: %s", path, strerror(e));
 	}
-	if (fchmod(fd, mode) < 0 || write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+	if (fchmod(fd, mode) < 0 || write_all(fd, data, len) < 0 || (durable && fsync(fd) < 0)) {
 		e = errno;
 		close(fd);
 		unlink(tmp);
@@ -126,8 +127,19 @@ int ax_write_file_atomic(const char *path, const void *data, size_t len, mode_t 
 		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot write %s: %s", path, strerror(e));
 	}
 	free(tmp);
-	fsync_parent(path);
+	if (durable)
+		fsync_parent(path);
 	return 0;
+}
+
+int ax_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode, ax_error *err)
+{
+	return write_replace(path, data, len, mode, true, err);
+}
+
+int ax_write_file_replace(const char *path, const void *data, size_t len, mode_t mode, ax_error *err)
+{
+	return write_replace(path, data, len, mode, false, err);
 }
 
 int ax_mkdir_p(const char *path, mode_t mode, ax_error *err)

@@ -16,6 +16,11 @@ int ax_read_file(const char *path, char **data, size_t *len, ax_error *err);
  * failure PATH is untouched and the temporary file is removed. */
 int ax_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode, ax_error *err);
 
+/* The same replacement without fsync: readers still never see a torn file,
+ * but a power cut may lose the update. For state that is rebuilt or merely
+ * informational (status files), where a fsync would slow every start. */
+int ax_write_file_replace(const char *path, const void *data, size_t len, mode_t mode, ax_error *err);
+
 /* mkdir -p with MODE for each created component. */
 int ax_mkdir_p(const char *path, mode_t mode, ax_error *err);
 

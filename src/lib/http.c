@@ -23,6 +23,8 @@ int ax_http_init(ax_http *c, const char *base, const char *unix_socket, long tim
 
 void ax_http_free(ax_http *c)
 {
+	if (c->curl)
+		curl_easy_cleanup(c->curl);
 	free(c->base);
 	free(c->unix_socket);
 	json_decref(c->headers);
@@ -82,10 +84,10 @@ char *ax_http_escape(const char *s)
 	return copy;
 }
 
-int ax_http_request(const ax_http *c, const char *method, const char *path, const json_t *body,
+int ax_http_request(ax_http *c, const char *method, const char *path, const json_t *body,
 		    ax_http_response *resp, ax_error *err)
 {
-	CURL *curl = curl_easy_init();
+	CURL *curl = c->curl;
 	struct curl_slist *hdrs = NULL;
 	char errbuf[CURL_ERROR_SIZE] = "";
 	char *url = NULL, *payload = NULL;
@@ -96,8 +98,15 @@ int ax_http_request(const ax_http *c, const char *method, const char *path, cons
 	int ret = -1;
 
 	memset(resp, 0, sizeof *resp);
-	if (!curl)
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "cannot initialise libcurl");
+	if (!curl) {
+		/* The handle is created on first use and kept: later requests reuse its connection. */
+		curl = curl_easy_init();
+		if (!curl)
+			return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "cannot initialise libcurl");
+		c->curl = curl;
+	} else {
+		curl_easy_reset(curl);
+	}
 	if (asprintf(&url, "%s%s", c->base, path) < 0) {
 		url = NULL;
 		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
@@ -167,6 +176,5 @@ out:
 	free(url);
 	free(payload);
 	curl_slist_free_all(hdrs);
-	curl_easy_cleanup(curl);
 	return ret;
 }

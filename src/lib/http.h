@@ -19,6 +19,7 @@ typedef struct ax_http {
 	json_t *headers;     /* name -> value, sent with every request */
 	long timeout_s;      /* whole-request timeout; 0 = none */
 	bool verbose;        /* log each request to stderr */
+	void *curl;          /* one easy handle reused across requests, so its connection is too */
 } ax_http;
 
 typedef struct ax_http_response {
@@ -34,7 +35,7 @@ void ax_http_response_free(ax_http_response *r);
 
 /* METHOD BASE+PATH with BODY (JSON, may be NULL). Transport failures are
  * errors (code "CONNECTION"); any HTTP status is a success here. */
-int ax_http_request(const ax_http *c, const char *method, const char *path, const json_t *body,
+int ax_http_request(ax_http *c, const char *method, const char *path, const json_t *body,
 		    ax_http_response *resp, ax_error *err);
 
 /* Percent-encode S for a query string; malloc'd. */
