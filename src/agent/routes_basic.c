@@ -3,6 +3,8 @@
 #include <stdlib.h>
 
 #include "routes_basic.h"
+
+#include "aio_session.h"
 #include "sysinfo.h"
 
 /* execd: 200 with an empty body is the whole contract. */
@@ -40,6 +42,5 @@ enum MHD_Result ag_get_sandbox(struct ag_req *req)
 /* No shell sessions exist until the shell routes do: an empty map. */
 enum MHD_Result ag_get_shell_sessions(struct ag_req *req)
 {
-	return ag_reply_json(req, MHD_HTTP_OK,
-			     ag_envelope("Operation successful", json_pack("{s:{}}", "sessions")));
+	return ag_reply_json(req, MHD_HTTP_OK, ag_envelope("Operation successful", aio_shell_sessions()));
 }

@@ -16,6 +16,26 @@
 
 static const char *const prog = "allox-cli";
 
+/* Set by SIGINT once a command has asked to handle interrupts itself. */
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static void catch_interrupts(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_interrupt;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
 /* Like curl: make sure 0-2 are open, so no file we open later becomes stdout. */
 static void ensure_std_fds(void)
 {
@@ -239,6 +259,8 @@ static int run_command(const ax_command_spec *cmd, int argc, char **argv, const 
 	ctx.out = stdout;
 	ctx.err = stderr;
 	ctx.verbose = g->verbose;
+	ctx.interrupted = &interrupted;
+	ctx.catch_interrupts = catch_interrupts;
 	status = -1;
 	if (!home) {
 		ax_fail(&err, AX_EXIT_FAILURE, "IO", "out of memory");

@@ -9,6 +9,7 @@
 #ifndef ALLOX_COMMAND_H
 #define ALLOX_COMMAND_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <jansson.h>
@@ -118,6 +119,11 @@ typedef struct ax_ctx {
 	FILE *out;                 /* results */
 	FILE *err;                 /* progress, warnings, errors */
 	bool verbose;
+	/* Commands that must clean up on Ctrl-C (stop a remote command, remove a
+	 * staging file) call catch_interrupts() and then poll *interrupted;
+	 * others are simply ended by SIGINT. */
+	volatile sig_atomic_t *interrupted;
+	void (*catch_interrupts)(void);
 } ax_ctx;
 
 typedef enum ax_result_kind {
@@ -172,6 +178,13 @@ int ax_cmd_config_init(struct ax_ctx *, const struct ax_args *, struct ax_result
 int ax_cmd_config_show(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
 int ax_cmd_config_set(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
 int ax_cmd_config_path(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
+int ax_cmd_run(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
+int ax_cmd_aio_exec(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
+int ax_cmd_aio_read(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
+int ax_cmd_file_cat(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
+int ax_cmd_file_write(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
+int ax_cmd_file_upload(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
+int ax_cmd_file_download(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
 int ax_cmd_session_current(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
 int ax_cmd_session_use(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
 int ax_cmd_session_clear(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);

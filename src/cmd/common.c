@@ -56,3 +56,29 @@ bool ax_looks_like_uuid(const char *s)
 	}
 	return *s == '\0';
 }
+
+int ax_split_target(const ax_args *args, const char **id, const char ***words, size_t *n, ax_error *err)
+{
+	const json_t *cmd = ax_arg_json(args, "COMMAND");
+	size_t total = json_array_size(cmd), first = 0, i;
+
+	*id = NULL;
+	*words = NULL;
+	*n = 0;
+	if (total && ax_looks_like_uuid(json_string_value(json_array_get(cmd, 0)))) {
+		*id = json_string_value(json_array_get(cmd, 0));
+		first = 1;
+		/* `run ID -- cmd` reads naturally; the "--" is not part of the command. */
+		if (total > 1 && strcmp(json_string_value(json_array_get(cmd, 1)), "--") == 0)
+			first = 2;
+	}
+	if (total == first)
+		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "missing command after the sandbox id");
+	*words = calloc(total - first + 1, sizeof **words);
+	if (!*words)
+		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+	for (i = first; i < total; i++)
+		(*words)[i - first] = json_string_value(json_array_get(cmd, i));
+	*n = total - first;
+	return 0;
+}

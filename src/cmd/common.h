@@ -15,6 +15,11 @@ int ax_open_lifecycle(ax_ctx *ctx, ax_lifecycle *lc, ax_error *err);
 /* "http://host:port" of the AIO runtime for ID, or NULL (never an error). */
 char *ax_aio_url_or_null(ax_lifecycle *lc, const ax_config *cfg, const char *id);
 
+/* Split the COMMAND words of run/aio exec: a leading UUID is the sandbox
+ * (*ID points at it, else NULL); *WORDS is a malloc'd array of the rest
+ * (free it, not its strings). No command words is a usage error. */
+int ax_split_target(const ax_args *args, const char **id, const char ***words, size_t *n, ax_error *err);
+
 /* A UUID as the original detects sandbox ids among command words. */
 bool ax_looks_like_uuid(const char *s);
 

@@ -80,7 +80,110 @@ static const char *const sandbox_create_examples[] = {
 	NULL,
 };
 
+static const ax_positional_spec run_positionals[] = {
+	{ "COMMAND", AX_POS_VARIADIC, "the command; a leading sandbox UUID selects the sandbox" },
+	END_POSITIONALS,
+};
+
+static const ax_option_spec run_options[] = {
+	{ "workdir", 'w', AX_OPT_STRING, "DIR", NULL, NULL, false, "working directory (default /home/gem)" },
+	{ "timeout", 't', AX_OPT_DURATION, "DURATION", NULL, NULL, false, "end the command after this long (exit 124)" },
+	END_OPTIONS,
+};
+
+static const ax_option_spec aio_exec_options[] = {
+	{ "workdir", 'w', AX_OPT_STRING, "DIR", NULL, NULL, false, "working directory (default /home/gem)" },
+	{ "timeout", 't', AX_OPT_DURATION, "DURATION", NULL, "60", false, "end the command after this long (exit 124)" },
+	END_OPTIONS,
+};
+
+static const ax_positional_spec path_positionals[] = {
+	{ "SANDBOX_ID", AX_POS_OPTIONAL, "the sandbox; default: the current session" },
+	{ "PATH", AX_POS_REQUIRED, "absolute path inside the sandbox" },
+	END_POSITIONALS,
+};
+
+static const ax_option_spec file_cat_options[] = {
+	{ "encoding", 0, AX_OPT_STRING, "ENCODING", NULL, "utf-8", false, "text encoding of the file" },
+	END_OPTIONS,
+};
+
+static const ax_option_spec file_write_options[] = {
+	{ "content", 'c', AX_OPT_STRING, "TEXT", NULL, NULL, false, "the content (default: standard input)" },
+	{ "encoding", 0, AX_OPT_STRING, "ENCODING", NULL, "utf-8", false, "text encoding of the file" },
+	END_OPTIONS,
+};
+
+static const ax_positional_spec upload_positionals[] = {
+	{ "SANDBOX_ID", AX_POS_OPTIONAL, "the sandbox; default: the current session" },
+	{ "LOCAL", AX_POS_REQUIRED, "local file or directory" },
+	{ "REMOTE", AX_POS_REQUIRED, "target path inside the sandbox" },
+	END_POSITIONALS,
+};
+
+static const ax_positional_spec download_positionals[] = {
+	{ "SANDBOX_ID", AX_POS_OPTIONAL, "the sandbox; default: the current session" },
+	{ "REMOTE", AX_POS_REQUIRED, "file or directory inside the sandbox" },
+	{ "LOCAL", AX_POS_REQUIRED, "local target path" },
+	END_POSITIONALS,
+};
+
+static const ax_option_spec upload_options[] = {
+	{ "recursive", 'r', AX_OPT_FLAG, NULL, NULL, NULL, false, "upload a directory tree" },
+	{ "mode", 0, AX_OPT_STRING, "MODE", NULL, "644", false, "octal mode of uploaded files" },
+	{ "directory-mode", 0, AX_OPT_STRING, "MODE", NULL, "755", false, "octal mode of created directories" },
+	{ "follow-symlinks", 0, AX_OPT_FLAG, NULL, NULL, NULL, false, "upload what local symlinks point to" },
+	END_OPTIONS,
+};
+
+static const ax_option_spec download_options[] = {
+	{ "recursive", 'r', AX_OPT_FLAG, NULL, NULL, NULL, false, "download a directory tree" },
+	{ "force", 'f', AX_OPT_FLAG, NULL, NULL, NULL, false, "replace an existing local target" },
+	{ "chunk-size", 0, AX_OPT_INT, "BYTES", NULL, "1048576", false, "read size, 1024 to 16777216" },
+	END_OPTIONS,
+};
+
+static const char *const run_examples[] = {
+	"allox-cli run -- python3 -c 'print(1)'",
+	"allox-cli run -o json -- sh -c 'exit 7'",
+	"allox-cli run --timeout 10s -w /tmp -- make test",
+	NULL,
+};
+
+static const char *const aio_exec_examples[] = {
+	"allox-cli aio exec -- sh -c \"echo v1 > /home/gem/version.txt\"",
+	"allox-cli aio exec -o json ls -la",
+	NULL,
+};
+
 static const ax_command_spec commands[] = {
+	{ "run", "", "Run a command in a sandbox through execd",
+	  "Streams the command's stdout and stderr to yours as they arrive and exits with its exit status "
+	  "(124 when --timeout ends it, 130 on Ctrl-C). Options come before the command; a leading sandbox "
+	  "UUID selects the sandbox, otherwise the current session is used. -o json prints "
+	  "{exit_code, stdout, stderr, duration_ms} alone on stdout.",
+	  run_positionals, run_options, AX_FMT_RAW | AX_FMT_JSON, AX_FMT_RAW, AX_CMD_OPTIONS_FIRST, ax_cmd_run,
+	  run_examples },
+	{ "aio", "exec", "Run a shell command through the AIO runtime",
+	  "The arguments are shell-quoted and joined, so what you type is what runs. Exits with the command's "
+	  "exit status, 124 on timeout. Options come before the command.",
+	  run_positionals, aio_exec_options, AX_FMT_RAW | AX_FMT_JSON, AX_FMT_RAW, AX_CMD_OPTIONS_FIRST,
+	  ax_cmd_aio_exec, aio_exec_examples },
+	{ "aio", "read", "Print a file through the AIO runtime", NULL,
+	  path_positionals, NULL, AX_FMT_RAW | AX_FMT_JSON, AX_FMT_RAW, 0, ax_cmd_aio_read, NULL },
+	{ "file", "cat", "Print a file from a sandbox", NULL,
+	  path_positionals, file_cat_options, AX_FMT_RAW | AX_FMT_JSON, AX_FMT_RAW, 0, ax_cmd_file_cat, NULL },
+	{ "file", "write", "Write a file in a sandbox from --content or standard input", NULL,
+	  path_positionals, file_write_options, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_file_write, NULL },
+	{ "file", "upload", "Upload a file or directory tree into a sandbox",
+	  "Streams in constant memory. Local symlinks are refused unless --follow-symlinks. Remote files are "
+	  "replaced.",
+	  upload_positionals, upload_options, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_file_upload, NULL },
+	{ "file", "download", "Download a file or directory tree from a sandbox",
+	  "Streams into a staging path beside LOCAL and renames it into place only when complete; on any "
+	  "failure nothing partial remains. Remote symlinks and entries escaping REMOTE are refused.",
+	  download_positionals, download_options, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_file_download, NULL },
+
 	{ "sandbox", "create", "Create a sandbox and wait until its runtime answers",
 	  "Creates a sandbox, waits until the runtime answers its readiness path through the sandbox's endpoint "
 	  "(unless --skip-health-check) and makes it the current session. A sandbox that does not become ready "

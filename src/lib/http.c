@@ -84,83 +84,118 @@ char *ax_http_escape(const char *s)
 	return copy;
 }
 
-int ax_http_request(ax_http *c, const char *method, const char *path, const json_t *body,
-		    ax_http_response *resp, ax_error *err)
+int ax_http_begin(ax_http *c, ax_http_call *call, const char *method, const char *path, ax_error *err)
 {
-	CURL *curl = c->curl;
-	struct curl_slist *hdrs = NULL;
-	char errbuf[CURL_ERROR_SIZE] = "";
-	char *url = NULL, *payload = NULL;
 	const char *name;
 	json_t *value;
-	sink s = { 0 };
-	CURLcode rc;
-	int ret = -1;
 
-	memset(resp, 0, sizeof *resp);
-	if (!curl) {
+	memset(call, 0, sizeof *call);
+	call->method = method;
+	if (!c->curl) {
 		/* The handle is created on first use and kept: later requests reuse its connection. */
-		curl = curl_easy_init();
-		if (!curl)
+		c->curl = curl_easy_init();
+		if (!c->curl)
 			return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "cannot initialise libcurl");
-		c->curl = curl;
 	} else {
-		curl_easy_reset(curl);
+		curl_easy_reset(c->curl);
 	}
-	if (asprintf(&url, "%s%s", c->base, path) < 0) {
-		url = NULL;
-		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
-		goto out;
+	call->curl = c->curl;
+	if (asprintf(&call->url, "%s%s", c->base, path) < 0) {
+		call->url = NULL;
+		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
 	}
 	json_object_foreach(c->headers, name, value) {
 		char *line;
 
 		if (asprintf(&line, "%s: %s", name, json_string_value(value)) < 0)
 			continue;
-		hdrs = curl_slist_append(hdrs, line);
+		call->headers = curl_slist_append(call->headers, line);
 		free(line);
 	}
-	hdrs = curl_slist_append(hdrs, "Accept: application/json");
-	hdrs = curl_slist_append(hdrs, "User-Agent: allox-cli/" PACKAGE_VERSION);
+	call->headers = curl_slist_append(call->headers, "User-Agent: allox-cli/" PACKAGE_VERSION);
+	curl_easy_setopt(call->curl, CURLOPT_URL, call->url);
+	curl_easy_setopt(call->curl, CURLOPT_CUSTOMREQUEST, method);
+	if (strcmp(method, "GET") == 0)
+		curl_easy_setopt(call->curl, CURLOPT_HTTPGET, 1L);
+	curl_easy_setopt(call->curl, CURLOPT_ERRORBUFFER, call->errbuf);
+	curl_easy_setopt(call->curl, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(call->curl, CURLOPT_CONNECTTIMEOUT, 10L);
+	if (c->timeout_s > 0)
+		curl_easy_setopt(call->curl, CURLOPT_TIMEOUT, c->timeout_s);
+	if (c->unix_socket)
+		curl_easy_setopt(call->curl, CURLOPT_UNIX_SOCKET_PATH, c->unix_socket);
+	call->verbose = c->verbose;
+	call->unix_socket = c->unix_socket;
+	return 0;
+}
+
+void ax_http_add_header(ax_http_call *call, const char *line)
+{
+	call->headers = curl_slist_append(call->headers, line);
+}
+
+int ax_http_perform(ax_http_call *call, long *status, ax_error *err)
+{
+	CURLcode rc;
+
+	curl_easy_setopt(call->curl, CURLOPT_HTTPHEADER, call->headers);
+	if (call->verbose)
+		fprintf(stderr, "[verbose] %s %s%s%s\n", call->method, call->url, call->unix_socket ? " via " : "",
+			call->unix_socket ? call->unix_socket : "");
+	rc = curl_easy_perform(call->curl);
+	if (rc == CURLE_ABORTED_BY_CALLBACK || rc == CURLE_WRITE_ERROR || rc == CURLE_READ_ERROR) {
+		/* The callback said why; keep its message if it set one. */
+		if (err && err->message[0] && call->callback_failed)
+			return -1;
+	}
+	if (rc != CURLE_OK)
+		return ax_fail(err, AX_EXIT_FAILURE, "CONNECTION", "%s %s: %s", call->method,
+			       call->unix_socket ? call->unix_socket : call->url,
+			       call->errbuf[0] ? call->errbuf : curl_easy_strerror(rc));
+	curl_easy_getinfo(call->curl, CURLINFO_RESPONSE_CODE, status);
+	if (call->verbose)
+		fprintf(stderr, "[verbose]   -> %ld\n", *status);
+	return 0;
+}
+
+void ax_http_end(ax_http_call *call)
+{
+	curl_slist_free_all(call->headers);
+	free(call->url);
+	free(call->payload);
+	memset(call, 0, sizeof *call);
+}
+
+int ax_http_request(ax_http *c, const char *method, const char *path, const json_t *body,
+		    ax_http_response *resp, ax_error *err)
+{
+	ax_http_call call;
+	sink s = { 0 };
+	int ret = -1;
+
+	memset(resp, 0, sizeof *resp);
+	if (ax_http_begin(c, &call, method, path, err) < 0)
+		goto out;
+	ax_http_add_header(&call, "Accept: application/json");
 	if (body) {
-		payload = json_dumps(body, JSON_COMPACT | JSON_PRESERVE_ORDER);
-		if (!payload) {
+		call.payload = json_dumps(body, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		if (!call.payload) {
 			ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
 			goto out;
 		}
-		hdrs = curl_slist_append(hdrs, "Content-Type: application/json");
-		curl_easy_setopt(curl, CURLOPT_POSTFIELDS, payload);
+		ax_http_add_header(&call, "Content-Type: application/json");
+		curl_easy_setopt(call.curl, CURLOPT_POSTFIELDS, call.payload);
+	} else if (strcmp(method, "POST") == 0) {
+		curl_easy_setopt(call.curl, CURLOPT_POSTFIELDS, "");
 	}
-	curl_easy_setopt(curl, CURLOPT_URL, url);
-	curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method);
-	if (strcmp(method, "GET") == 0)
-		curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
-	else if (!body && strcmp(method, "POST") == 0)
-		curl_easy_setopt(curl, CURLOPT_POSTFIELDS, "");
-	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, hdrs);
-	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(curl, CURLOPT_WRITEDATA, &s);
-	curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, 10L);
-	if (c->timeout_s > 0)
-		curl_easy_setopt(curl, CURLOPT_TIMEOUT, c->timeout_s);
-	if (c->unix_socket)
-		curl_easy_setopt(curl, CURLOPT_UNIX_SOCKET_PATH, c->unix_socket);
-	if (c->verbose)
-		fprintf(stderr, "[verbose] %s %s%s%s\n", method, url, c->unix_socket ? " via " : "",
-			c->unix_socket ? c->unix_socket : "");
-	rc = curl_easy_perform(curl);
+	curl_easy_setopt(call.curl, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(call.curl, CURLOPT_WRITEDATA, &s);
+	if (ax_http_perform(&call, &resp->status, err) < 0)
+		goto out;
 	if (s.oom) {
 		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory reading the response");
 		goto out;
 	}
-	if (rc != CURLE_OK) {
-		ax_fail(err, AX_EXIT_FAILURE, "CONNECTION", "%s %s: %s", method, c->unix_socket ? c->unix_socket : url,
-			errbuf[0] ? errbuf : curl_easy_strerror(rc));
-		goto out;
-	}
-	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &resp->status);
 	resp->body = s.data ? s.data : strdup("");
 	resp->len = s.len;
 	s.data = NULL;
@@ -168,13 +203,11 @@ int ax_http_request(ax_http *c, const char *method, const char *path, const json
 		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
 		goto out;
 	}
-	if (c->verbose)
-		fprintf(stderr, "[verbose]   -> %ld (%zu bytes)\n", resp->status, resp->len);
 	ret = 0;
 out:
 	free(s.data);
-	free(url);
-	free(payload);
-	curl_slist_free_all(hdrs);
+	ax_http_end(&call);
 	return ret;
 }
+
+_Static_assert(sizeof(((ax_http_call *)0)->errbuf) >= CURL_ERROR_SIZE, "errbuf must hold CURL_ERROR_SIZE");

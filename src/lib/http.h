@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <jansson.h>
 
+struct curl_slist;
+
 #include "error.h"
 
 typedef struct ax_http {
@@ -37,6 +39,31 @@ void ax_http_response_free(ax_http_response *r);
  * errors (code "CONNECTION"); any HTTP status is a success here. */
 int ax_http_request(ax_http *c, const char *method, const char *path, const json_t *body,
 		    ax_http_response *resp, ax_error *err);
+
+/*
+ * Lower level, for streaming: begin prepares the connection's handle with the
+ * URL, method, base headers, timeout and socket; the caller then sets its own
+ * options on call->curl (CURLOPT_WRITEFUNCTION, CURLOPT_MIMEPOST, a read
+ * callback, CURLOPT_TIMEOUT 0 for a stream...), performs, and ends.
+ * A callback that fails should fill the caller's ax_error and set
+ * call->callback_failed, so perform keeps that message.
+ */
+typedef struct ax_http_call {
+	void *curl;            /* CURL * */
+	struct curl_slist *headers;
+	char *url;
+	char *payload;
+	const char *method;
+	const char *unix_socket;
+	bool verbose;
+	bool callback_failed;
+	char errbuf[256];
+} ax_http_call;
+
+int ax_http_begin(ax_http *c, ax_http_call *call, const char *method, const char *path, ax_error *err);
+void ax_http_add_header(ax_http_call *call, const char *line);
+int ax_http_perform(ax_http_call *call, long *status, ax_error *err);
+void ax_http_end(ax_http_call *call);
 
 /* Percent-encode S for a query string; malloc'd. */
 char *ax_http_escape(const char *s);

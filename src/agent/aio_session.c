@@ -1,0 +1,148 @@
+#include "aio_session.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "timeutil.h"
+
+struct session {
+	char id[AIO_SESSION_ID_MAX + 1];
+	time_t created, used;
+	struct aio_run *run;
+};
+
+/* See aio_session.h for why this one is global. */
+static struct {
+	pthread_mutex_t lock;
+	struct session v[AIO_SESSIONS_MAX];
+	size_t n;
+} registry = { PTHREAD_MUTEX_INITIALIZER, { { { 0 }, 0, 0, NULL } }, 0 };
+
+void aio_session_new_id(char id[37])
+{
+	unsigned char b[16];
+	struct timespec t;
+	size_t got = 0, i;
+	uint64_t x;
+	ssize_t n;
+
+	while (got < sizeof b) {
+		n = getrandom(b + got, sizeof b - got, 0);
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	/* getrandom cannot fail short of a pre-3.17 kernel; the clock mixed by
+	 * xorshift still gives ids unique enough for a session map. */
+	if (got < sizeof b) {
+		clock_gettime(CLOCK_REALTIME, &t);
+		x = ((uint64_t)t.tv_sec * 1000000007u) ^ (uint64_t)t.tv_nsec ^ (uint64_t)(uintptr_t)&t;
+		for (i = 0; i < sizeof b; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			b[i] = (unsigned char)x;
+		}
+	}
+	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
+	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
+	snprintf(id, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
+		 b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+}
+
+static struct session *find(const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < registry.n; i++)
+		if (strcmp(registry.v[i].id, id) == 0)
+			return &registry.v[i];
+	return NULL;
+}
+
+/* The slot to reuse when full: the least recently used finished session,
+ * else the least recently used of all. */
+static struct session *victim(void)
+{
+	struct session *best = NULL, *s;
+	size_t i;
+	int pass;
+
+	for (pass = 0; pass < 2 && !best; pass++)
+		for (i = 0; i < registry.n; i++) {
+			s = &registry.v[i];
+			if (pass == 0 && !aio_run_ended(s->run))
+				continue;
+			if (!best || s->used < best->used)
+				best = s;
+		}
+	return best;
+}
+
+void aio_session_put(const char *id, struct aio_run *run)
+{
+	struct aio_run *old = NULL;
+	struct session *s;
+	time_t t = time(NULL);
+
+	aio_run_ref(run);
+	pthread_mutex_lock(&registry.lock);
+	s = find(id);
+	if (!s) {
+		/* A fresh slot's run is NULL; a reused one's is dropped below. */
+		s = registry.n < AIO_SESSIONS_MAX ? &registry.v[registry.n++] : victim();
+		snprintf(s->id, sizeof s->id, "%s", id);
+		s->created = t;
+	}
+	old = s->run;
+	s->run = run;
+	s->used = t;
+	pthread_mutex_unlock(&registry.lock);
+	aio_run_unref(old);
+}
+
+struct aio_run *aio_session_get(const char *id)
+{
+	struct aio_run *run = NULL;
+	struct session *s;
+
+	pthread_mutex_lock(&registry.lock);
+	s = find(id);
+	if (s) {
+		run = s->run;
+		aio_run_ref(run);
+		s->used = time(NULL);
+	}
+	pthread_mutex_unlock(&registry.lock);
+	return run;
+}
+
+json_t *aio_shell_sessions(void)
+{
+	json_t *map = json_object();
+	char created[32], used[32];
+	time_t t = time(NULL);
+	struct session *s;
+	bool live;
+	size_t i;
+
+	pthread_mutex_lock(&registry.lock);
+	for (i = 0; i < registry.n; i++) {
+		s = &registry.v[i];
+		live = !aio_run_ended(s->run);
+		ax_time_iso_offset(s->created, created);
+		ax_time_iso_offset(s->used, used);
+		json_object_set_new(map, s->id,
+				    json_pack("{s:s,s:s,s:s,s:I,s:s,s:o}", "working_dir", aio_run_cwd(s->run),
+					      "created_at", created, "last_used_at", used, "age_seconds",
+					      (json_int_t)(t - s->created), "status", live ? "active" : "idle",
+					      "current_command",
+					      live ? json_string(aio_run_command(s->run)) : json_null()));
+	}
+	pthread_mutex_unlock(&registry.lock);
+	return json_pack("{s:o}", "sessions", map);
+}

@@ -1,0 +1,20 @@
+/* Background commands (POST /command with background=true): stdout and
+ * stderr go to one combined log, kept in an unlinked temporary file so a
+ * chatty command costs disk, not agent memory; a small thread per command
+ * copies the output there and records the exit. */
+#ifndef ALLOX_AGENT_EXECD_BACKGROUND_H
+#define ALLOX_AGENT_EXECD_BACKGROUND_H
+
+#include <stdint.h>
+
+#include "error.h"
+#include "execd_registry.h"
+#include "spawn.h"
+
+/* Start COMMAND in the background as CMD (TIMEOUT_MS 0: none). On success
+ * the caller's reference to CMD passes to the thread, which owns the
+ * process from then on; on failure the caller keeps it. */
+int ag_background_start(const struct ag_ctx *ctx, struct ag_cmd *cmd, const char *command, const char *cwd,
+			const char *const *env, int64_t timeout_ms, ax_error *err);
+
+#endif

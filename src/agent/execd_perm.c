@@ -1,0 +1,103 @@
+#include "execd_perm.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "execd_fileinfo.h"
+
+static int fail(char *msg, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int fail(char *msg, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, size, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* A name, or a number for ids without one. */
+static int lookup_user(const char *name, uid_t *uid)
+{
+	struct passwd pw, *found = NULL;
+	char buf[1024], *end;
+	unsigned long v;
+
+	if (getpwnam_r(name, &pw, buf, sizeof buf, &found) == 0 && found) {
+		*uid = found->pw_uid;
+		return 0;
+	}
+	v = strtoul(name, &end, 10);
+	if (!*name || *end)
+		return -1;
+	*uid = (uid_t)v;
+	return 0;
+}
+
+static int lookup_group(const char *name, gid_t *gid)
+{
+	struct group gr, *found = NULL;
+	char buf[1024], *end;
+	unsigned long v;
+
+	if (getgrnam_r(name, &gr, buf, sizeof buf, &found) == 0 && found) {
+		*gid = found->gr_gid;
+		return 0;
+	}
+	v = strtoul(name, &end, 10);
+	if (!*name || *end)
+		return -1;
+	*gid = (gid_t)v;
+	return 0;
+}
+
+int ag_perm_parse(json_t *o, struct ag_perm *p, char *msg, size_t size)
+{
+	json_t *mode, *owner, *group;
+
+	p->mode = -1;
+	p->uid = (uid_t)-1;
+	p->gid = (gid_t)-1;
+	if (!o || json_is_null(o))
+		return 0;
+	if (!json_is_object(o))
+		return fail(msg, size, "permission must be an object");
+	mode = json_object_get(o, "mode");
+	owner = json_object_get(o, "owner");
+	group = json_object_get(o, "group");
+	if (mode && !json_is_null(mode)) {
+		if (!json_is_integer(mode))
+			return fail(msg, size, "mode must be an integer such as 644");
+		if (json_integer_value(mode) != 0) {
+			p->mode = ag_mode_from_digits(json_integer_value(mode));
+			if (p->mode < 0)
+				return fail(msg, size, "invalid mode %lld: its digits must be octal, e.g. 644",
+					    (long long)json_integer_value(mode));
+		}
+	}
+	if (owner && !json_is_null(owner) && (!json_is_string(owner) || *json_string_value(owner))) {
+		if (!json_is_string(owner) || lookup_user(json_string_value(owner), &p->uid) < 0)
+			return fail(msg, size, "unknown user %s", json_is_string(owner) ? json_string_value(owner) : "?");
+	}
+	if (group && !json_is_null(group) && (!json_is_string(group) || *json_string_value(group))) {
+		if (!json_is_string(group) || lookup_group(json_string_value(group), &p->gid) < 0)
+			return fail(msg, size, "unknown group %s", json_is_string(group) ? json_string_value(group) : "?");
+	}
+	return 0;
+}
+
+int ag_perm_apply(const char *path, int fd, const struct ag_perm *p)
+{
+	if (p->mode >= 0 && (fd >= 0 ? fchmod(fd, (mode_t)p->mode) : chmod(path, (mode_t)p->mode)) < 0)
+		return -1;
+	if (p->uid == (uid_t)-1 && p->gid == (gid_t)-1)
+		return 0;
+	return fd >= 0 ? fchown(fd, p->uid, p->gid) : chown(path, p->uid, p->gid);
+}

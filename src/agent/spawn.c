@@ -1,0 +1,268 @@
+#include "spawn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "reaper.h"
+#include "supervise.h"
+
+extern char **environ;
+
+static size_t key_len(const char *kv)
+{
+	const char *eq = strchr(kv, '=');
+
+	return eq ? (size_t)(eq - kv) : strlen(kv);
+}
+
+/* Does EXTRA set the variable KV sets? Then EXTRA's value wins. */
+static int overridden(const char *kv, const char *const *extra)
+{
+	size_t n = key_len(kv);
+
+	for (; extra && *extra; extra++)
+		if (key_len(*extra) == n && strncmp(*extra, kv, n) == 0)
+			return 1;
+	return 0;
+}
+
+/* The agent's environment minus its internal variables, then EXTRA. The
+ * strings are borrowed; only the array is allocated. */
+static char **child_environ(const char *const *extra)
+{
+	size_t n = 0, m = 0, i, j = 0;
+	char **env;
+
+	while (environ[n])
+		n++;
+	while (extra && extra[m])
+		m++;
+	env = malloc((n + m + 1) * sizeof *env);
+	if (!env)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		if (strncmp(environ[i], AG_INTERNAL_ENV_PREFIX, strlen(AG_INTERNAL_ENV_PREFIX)) == 0)
+			continue;
+		if (!overridden(environ[i], extra))
+			env[j++] = environ[i];
+	}
+	/* A request may list a name twice; the last one wins, as in a shell. */
+	for (i = 0; i < m; i++)
+		if (!overridden(extra[i], extra + i + 1) && strchr(extra[i], '='))
+			env[j++] = (char *)extra[i];
+	env[j] = NULL;
+	return env;
+}
+
+static const char *default_cwd(void)
+{
+	const char *home = getenv("HOME");
+
+	return home && *home ? home : "/";
+}
+
+static int check_cwd(const char *cwd, ax_error *err)
+{
+	struct stat st;
+
+	if (stat(cwd, &st) < 0)
+		return ax_fail(err, AX_EXIT_FAILURE, "CWD", "working directory %s: %s", cwd, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return ax_fail(err, AX_EXIT_FAILURE, "CWD", "working directory %s: %s", cwd, strerror(ENOTDIR));
+	return 0;
+}
+
+/* What the child reports through a CLOEXEC pipe when it cannot run. */
+struct spawn_failure {
+	int stage;      /* 0: set up, 1: chdir, 2: exec */
+	int err;
+};
+
+/* Runs in the forked child: async-signal-safe calls only. fork rather than
+ * posix_spawn because <spawn.h> is shadowed by this module's own header on
+ * the agent's include path. */
+static void __attribute__((noreturn)) exec_child(const char *command, const char *cwd, char **env,
+						 int out_w, int err_w, int report_fd)
+{
+	char *argv[] = { "sh", "-c", (char *)command, NULL };
+	struct spawn_failure f = { 0, 0 };
+	struct sigaction dfl;
+	sigset_t none;
+	int fd;
+
+	/* A group of its own lets a timeout or an interrupt reach everything
+	 * the command starts. */
+	setpgid(0, 0);
+	/* Undo what the agent changed for itself: blocked signals and the
+	 * ignored SIGPIPE would otherwise survive exec. */
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	sigaction(SIGPIPE, &dfl, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	fd = open("/dev/null", O_RDONLY);
+	if (fd < 0 || dup2(fd, STDIN_FILENO) < 0 || dup2(out_w, STDOUT_FILENO) < 0 ||
+	    dup2(err_w, STDERR_FILENO) < 0)
+		goto fail;
+	f.stage = 1;
+	if (chdir(cwd) < 0)
+		goto fail;
+	/* Nothing of the agent's (listening socket, signalfd, other commands'
+	 * pipes) may leak into the command, whatever a future change forgets
+	 * to mark CLOEXEC. */
+	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+		for (fd = 3; fd < 1024; fd++)
+			if (fd != report_fd)
+				close(fd);
+	f.stage = 2;
+	execve("/bin/sh", argv, env);
+fail:
+	f.err = errno;
+	if (write(report_fd, &f, sizeof f) < 0) {
+		/* The parent then sees EOF and the command's exit 127. */
+	}
+	_exit(127);
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* Fork with the reaper locked, so the main loop cannot reap the child before
+ * it is watched. Returns the pid or -1 with errno set. */
+static pid_t fork_watched(const struct ag_ctx *ctx, const char *command, const char *cwd, char **env,
+			  int out_w, int err_w, int report_fd)
+{
+	pid_t pid;
+	int e;
+
+	ag_reaper_lock(ctx->reaper);
+	pid = fork();
+	if (pid == 0)
+		exec_child(command, cwd, env, out_w, err_w, report_fd);
+	e = errno;
+	if (pid > 0 && ag_reaper_watch_locked(ctx->reaper, pid) < 0) {
+		/* Unwatched, its status would be lost: better no command at all. */
+		kill(pid, SIGKILL);
+		pid = -1;
+		e = ENOMEM;
+	}
+	ag_reaper_unlock(ctx->reaper);
+	if (pid > 0)
+		setpgid(pid, pid);	/* also here, so the group exists before anyone signals it */
+	errno = e;
+	return pid;
+}
+
+/* Did the child fail before exec? Then it has exited (127) and *F says why. */
+static int child_failed(int report_r, struct spawn_failure *f)
+{
+	ssize_t n;
+
+	do
+		n = read(report_r, f, sizeof *f);
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)sizeof *f;
+}
+
+static const char *stage_name(int stage)
+{
+	return stage == 2 ? "exec /bin/sh" : "command set-up";
+}
+
+int ag_proc_start(const struct ag_ctx *ctx, const char *command, const char *cwd, const char *const *env,
+		  bool merge_stderr, struct ag_proc *p, ax_error *err)
+{
+	int out[2] = { -1, -1 }, errp[2] = { -1, -1 }, rep[2] = { -1, -1 };
+	struct spawn_failure f;
+	char **envp = NULL;
+	pid_t pid;
+
+	p->pid = 0;
+	p->out_fd = p->err_fd = -1;
+	if (!cwd || !*cwd)
+		cwd = default_cwd();
+	if (check_cwd(cwd, err) < 0)
+		return -1;
+	if (pipe2(out, O_CLOEXEC) < 0 || (!merge_stderr && pipe2(errp, O_CLOEXEC) < 0) ||
+	    pipe2(rep, O_CLOEXEC) < 0) {
+		ax_fail(err, AX_EXIT_FAILURE, "SPAWN", "pipe: %s", strerror(errno));
+		goto fail;
+	}
+	envp = child_environ(env);
+	if (!envp) {
+		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		goto fail;
+	}
+	pid = fork_watched(ctx, command, cwd, envp, out[1], merge_stderr ? out[1] : errp[1], rep[1]);
+	if (pid < 0) {
+		ax_fail(err, AX_EXIT_FAILURE, "SPAWN", "fork: %s", strerror(errno));
+		goto fail;
+	}
+	free(envp);
+	envp = NULL;
+	/* Only the child may hold the write ends, or EOF would never come. */
+	close_fd(&out[1]);
+	close_fd(&errp[1]);
+	close_fd(&rep[1]);
+	p->pid = pid;
+	if (child_failed(rep[0], &f)) {
+		ag_proc_wait(ctx, p, -1, NULL);
+		p->pid = 0;
+		if (f.stage == 1)
+			ax_fail(err, AX_EXIT_FAILURE, "CWD", "working directory %s: %s", cwd, strerror(f.err));
+		else
+			ax_fail(err, AX_EXIT_FAILURE, "SPAWN", "%s: %s", stage_name(f.stage), strerror(f.err));
+		goto fail;
+	}
+	close_fd(&rep[0]);
+	p->out_fd = out[0];
+	p->err_fd = errp[0];
+	return 0;
+fail:
+	free(envp);
+	close_fd(&out[0]);
+	close_fd(&out[1]);
+	close_fd(&errp[0]);
+	close_fd(&errp[1]);
+	close_fd(&rep[0]);
+	close_fd(&rep[1]);
+	return -1;
+}
+
+/* The reaper forgets the pid once it hands out the status, so only the first
+ * successful wait reports it; later ones return -1. After that the group id
+ * may be reused: do not ag_proc_kill a command that has been waited for. */
+int ag_proc_wait(const struct ag_ctx *ctx, struct ag_proc *p, int timeout_ms, int *status)
+{
+	int st = 0, rc = ag_reaper_wait(ctx->reaper, p->pid, &st, timeout_ms);
+
+	if (rc < 0)
+		return -1;
+	if (rc == 1)
+		return 0;
+	if (status)
+		*status = st;
+	return 1;
+}
+
+void ag_proc_kill(const struct ag_proc *p, int sig)
+{
+	/* Never kill(-0) or kill(-1): that would hit the agent or everything. */
+	if (p->pid > 1)
+		kill(-p->pid, sig);
+}
+
+void ag_proc_close(struct ag_proc *p)
+{
+	close_fd(&p->out_fd);
+	close_fd(&p->err_fd);
+}

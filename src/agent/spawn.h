@@ -1,0 +1,36 @@
+/* Running a shell command for a request: /bin/sh -c in its own process
+ * group, output on pipes, reaped through the agent's reaper. Shared by the
+ * execd (/command) and AIO (/v1/shell/exec) routes. */
+#ifndef ALLOX_AGENT_SPAWN_H
+#define ALLOX_AGENT_SPAWN_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "error.h"
+#include "route.h"
+
+struct ag_proc {
+	pid_t pid;      /* also its process group id */
+	int out_fd;     /* read end of its stdout (O_CLOEXEC, blocking) */
+	int err_fd;     /* read end of its stderr; -1 when merged into out_fd */
+};
+
+/* Start `/bin/sh -c COMMAND` in CWD (NULL: $HOME, i.e. /home/gem) with the
+ * agent's environment plus ENV ("K=V", NULL-terminated, may be NULL), stdin
+ * from /dev/null, in a new process group, registered with ctx->reaper.
+ * MERGE_STDERR sends stderr to out_fd too. A missing CWD is an error. */
+int ag_proc_start(const struct ag_ctx *ctx, const char *command, const char *cwd, const char *const *env,
+		  bool merge_stderr, struct ag_proc *p, ax_error *err);
+
+/* Wait up to TIMEOUT_MS (< 0: forever) for it to end. Returns 1 and the
+ * waitpid status in *STATUS when it ended, 0 on timeout, -1 on error. */
+int ag_proc_wait(const struct ag_ctx *ctx, struct ag_proc *p, int timeout_ms, int *status);
+
+/* Send SIG to its whole process group. */
+void ag_proc_kill(const struct ag_proc *p, int sig);
+
+/* Close its pipes (it keeps running if it still does). */
+void ag_proc_close(struct ag_proc *p);
+
+#endif

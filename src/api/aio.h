@@ -1,0 +1,16 @@
+/* Calls to the AIO runtime API ({success, message, data} envelopes). */
+#ifndef ALLOX_AIO_H
+#define ALLOX_AIO_H
+
+#include <jansson.h>
+
+#include "http.h"
+
+/* POST PATH with BODY (or GET when BODY is NULL); on success *DATA is the
+ * envelope's data (new reference, never NULL). HTTP errors become
+ * "AIO API error (<status>): <message>"; success=false or a missing data
+ * member an error with the server's message or NO_DATA_MESSAGE. */
+int ax_aio_call(ax_http *aio, const char *path, const json_t *body, const char *no_data_message, json_t **data,
+		ax_error *err);
+
+#endif

@@ -1,0 +1,229 @@
+/* file cat | write: small text files through execd. upload and download are
+ * in file_upload.c and file_download.c. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "file_common.h"
+#include "hook.h"
+
+#define WRITE_MODE 644
+#define SPOOL_BUFFER (256 * 1024)
+
+typedef struct text_buf {
+	char *data;
+	size_t len, cap;
+} text_buf;
+
+static int to_buffer(void *ud, const char *data, size_t len, ax_error *err)
+{
+	text_buf *b = ud;
+
+	if (len > b->cap - b->len) {
+		size_t cap = b->cap ? b->cap : 65536;
+		char *grown;
+
+		while (cap - b->len < len)
+			cap *= 2;
+		grown = realloc(b->data, cap);
+		if (!grown)
+			return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory: the file is too large for -o json");
+		b->data = grown;
+		b->cap = cap;
+	}
+	memcpy(b->data + b->len, data, len);
+	b->len += len;
+	return 0;
+}
+
+int ax_cmd_file_cat(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+{
+	const char *path = ax_arg_string(args, "PATH");
+	ax_execd_xfer x = { 0 };
+	ax_file_conn c;
+	text_buf buf = { 0 };
+	char *id;
+	int rc = -1;
+
+	if (ax_file_check_encoding(args, err) < 0)
+		return -1;
+	id = ax_resolve_sandbox(ctx, args, err);
+	if (!id)
+		return -1;
+	if (ax_file_connect(ctx, id, &c, err) < 0)
+		goto out;
+	x.stall_timeout_s = c.timeout_s;
+	if (args->format != AX_FMT_JSON) {
+		/* Raw: straight through to stdout, whatever the size or bytes. */
+		ax_file_writer w;
+		int wrc;
+
+		fflush(ctx->out);
+		if (ax_file_writer_open(&w, fileno(ctx->out), 0, "output", err) < 0)
+			goto out;
+		wrc = ax_execd_download(&c.execd, path, ax_file_writer_sink, &w, &x, NULL, err);
+		if (wrc == 0)
+			wrc = ax_file_writer_flush(&w, err);
+		ax_file_writer_close(&w);
+		if (wrc < 0)
+			goto out;
+		res->kind = AX_RESULT_NONE;
+	} else {
+		json_t *content;
+
+		if (ax_execd_download(&c.execd, path, to_buffer, &buf, &x, NULL, err) < 0)
+			goto out;
+		content = json_stringn(buf.data ? buf.data : "", buf.len);
+		if (!content) {
+			ax_fail(err, AX_EXIT_FAILURE, "ENCODING", "%s is not valid utf-8 text; use -o raw for binary files",
+				path);
+			goto out;
+		}
+		res->kind = AX_RESULT_DATA;
+		res->data = json_pack("{s:s, s:s, s:o}", "sandbox_id", id, "path", path, "content", content);
+		res->view.title = "File";
+	}
+	rc = 0;
+out:
+	ax_file_disconnect(&c);
+	free(buf.data);
+	free(id);
+	return rc;
+}
+
+static int copy_fd(int from, int to, ax_error *err)
+{
+	char *buf = malloc(SPOOL_BUFFER);
+	int rc = -1;
+
+	if (!buf)
+		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+	for (;;) {
+		ssize_t n = read(from, buf, SPOOL_BUFFER), off = 0;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot read standard input: %s", strerror(errno));
+			break;
+		}
+		if (n == 0) {
+			rc = 0;
+			break;
+		}
+		while (off < n) {
+			ssize_t w = write(to, buf + off, (size_t)(n - off));
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0) {
+				ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot buffer standard input: %s", strerror(errno));
+				goto out;
+			}
+			off += w;
+		}
+	}
+out:
+	free(buf);
+	return rc;
+}
+
+/* A temporary file that vanishes with its descriptor. */
+static int anonymous_file(const char *dir)
+{
+	char *path;
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+
+	/* File systems without O_TMPFILE: create, then unlink at once. */
+	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+		return fd;
+	if (asprintf(&path, "%s/allox-stdin.XXXXXX", dir) < 0)
+		return -1;
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(path);
+	free(path);
+	return fd;
+}
+
+/*
+ * Standard input as an upload source. A regular file is sent from where it
+ * stands; a pipe is first spooled to an anonymous temporary file, so the
+ * upload has a length (no chunked request) and memory stays constant.
+ */
+static int stdin_source(ax_execd_source *src, int *spool, ax_error *err)
+{
+	struct stat st;
+	off_t pos;
+	const char *tmp = getenv("TMPDIR");
+	int fd;
+
+	*spool = -1;
+	if (fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode) && (pos = lseek(STDIN_FILENO, 0, SEEK_CUR)) >= 0) {
+		src->fd = STDIN_FILENO;
+		src->offset = (unsigned long long)pos;
+		src->size = st.st_size > pos ? (unsigned long long)(st.st_size - pos) : 0;
+		return 0;
+	}
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	fd = anonymous_file(tmp);
+	if (fd < 0)
+		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot create a temporary file in %s: %s", tmp,
+			       strerror(errno));
+	if (copy_fd(STDIN_FILENO, fd, err) < 0 || fstat(fd, &st) < 0) {
+		close(fd);
+		return err->message[0] ? -1 : ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot stat the spool file");
+	}
+	*spool = fd;
+	src->fd = fd;
+	src->offset = 0;
+	src->size = (unsigned long long)st.st_size;
+	return 0;
+}
+
+int ax_cmd_file_write(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+{
+	const char *path = ax_arg_string(args, "PATH");
+	const char *content = ax_arg_string(args, "content");
+	ax_execd_source src = { .fd = -1 };
+	ax_execd_xfer x = { 0 };
+	ax_file_conn c;
+	int spool = -1, rc = -1;
+	char *id;
+
+	memset(&c, 0, sizeof c);
+	if (ax_file_check_encoding(args, err) < 0)
+		return -1;
+	if (!content && isatty(STDIN_FILENO))
+		return ax_fail(err, AX_EXIT_FAILURE, "USAGE", "Provide --content or pipe content via stdin.");
+	id = ax_resolve_sandbox(ctx, args, err);
+	if (!id)
+		return -1;
+	if (content) {
+		src.data = content;
+		src.size = strlen(content);
+	} else if (stdin_source(&src, &spool, err) < 0) {
+		goto out;
+	}
+	if (ax_file_connect(ctx, id, &c, err) < 0)
+		goto out;
+	x.stall_timeout_s = c.timeout_s;
+	if (ax_execd_upload(&c.execd, path, WRITE_MODE, &src, &x, err) < 0)
+		goto out;
+	res->kind = AX_RESULT_DATA;
+	res->data = json_pack("{s:s, s:s, s:I}", "sandbox_id", id, "path", path, "bytes", (json_int_t)src.size);
+	res->view.title = "File Written";
+	rc = ax_after_success(ctx, "file.write", id, err);
+out:
+	ax_file_disconnect(&c);
+	if (spool >= 0)
+		close(spool);
+	free(id);
+	return rc;
+}

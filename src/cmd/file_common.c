@@ -1,0 +1,412 @@
+#include "file_common.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "runtime.h"
+
+int ax_file_connect(ax_ctx *ctx, const char *id, ax_file_conn *c, ax_error *err)
+{
+	memset(c, 0, sizeof *c);
+	c->timeout_s = (long)ax_config_int(ctx->config, "request_timeout");
+	if (c->timeout_s <= 0)
+		c->timeout_s = 30;
+	if (ax_open_lifecycle(ctx, &c->lc, err) < 0)
+		return -1;
+	c->lc_open = true;
+	if (ax_runtime_connect(&c->lc, id, AX_EXECD_PORT, c->timeout_s, &c->execd, err) < 0)
+		return -1;
+	c->execd_open = true;
+	return 0;
+}
+
+void ax_file_disconnect(ax_file_conn *c)
+{
+	if (c->execd_open)
+		ax_http_free(&c->execd);
+	if (c->lc_open)
+		ax_lc_close(&c->lc);
+	c->execd_open = c->lc_open = false;
+}
+
+int ax_file_check_encoding(const ax_args *args, ax_error *err)
+{
+	const char *e = ax_arg_string(args, "encoding");
+
+	if (!e || strcasecmp(e, "utf-8") == 0 || strcasecmp(e, "utf8") == 0)
+		return 0;
+	return ax_fail(err, AX_EXIT_USAGE, "USAGE", "Invalid value for '--encoding': unsupported encoding '%s' (only utf-8)",
+		       e);
+}
+
+/* Spec §4: lower-case, drop "0o" and leading zeros, then at most 4 octal
+ * digits. execd wants those digits read as a decimal number (0o644 -> 644). */
+static int parse_mode(const char *text, int *mode)
+{
+	char buf[32];
+	const char *s;
+	size_t i, n;
+
+	while (isspace((unsigned char)*text))
+		text++;
+	n = strlen(text);
+	while (n && isspace((unsigned char)text[n - 1]))
+		n--;
+	if (n >= sizeof buf)
+		return -1;
+	for (i = 0; i < n; i++)
+		buf[i] = (char)tolower((unsigned char)text[i]);
+	buf[n] = '\0';
+	s = buf;
+	if (s[0] == '0' && s[1] == 'o')
+		s += 2;
+	while (*s == '0')
+		s++;
+	if (!*s)
+		s = "0";
+	if (strlen(s) > 4)
+		return -1;
+	for (i = 0; s[i]; i++)
+		if (s[i] < '0' || s[i] > '7')
+			return -1;
+	*mode = atoi(s);
+	return 0;
+}
+
+int ax_file_mode_option(const ax_args *args, const char *name, int defval, int *mode, ax_error *err)
+{
+	const char *v = ax_arg_string(args, name);
+
+	*mode = defval;
+	if (v && parse_mode(v, mode) < 0)
+		return ax_fail(err, AX_EXIT_USAGE, "USAGE",
+			       "Invalid value for '--%s': must be an octal permission such as 644, 0755, or 0o600", name);
+	return 0;
+}
+
+static volatile sig_atomic_t caught;
+
+static void on_signal(int sig)
+{
+	/* A second Ctrl-C means "now": die without waiting for the cleanup. */
+	if (caught) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
+	caught = sig;
+}
+
+static bool install(int sig, struct sigaction *old)
+{
+	struct sigaction sa;
+
+	if (sigaction(sig, NULL, old) < 0 || old->sa_handler == SIG_IGN)
+		return false;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	/* No SA_RESTART: a blocked poll or read wakes up and the transfer notices. */
+	sa.sa_flags = 0;
+	return sigaction(sig, &sa, NULL) == 0;
+}
+
+void ax_file_signals_begin(ax_file_signals *s)
+{
+	memset(s, 0, sizeof *s);
+	caught = 0;
+	s->int_set = install(SIGINT, &s->old_int);
+	s->term_set = install(SIGTERM, &s->old_term);
+}
+
+void ax_file_signals_end(ax_file_signals *s)
+{
+	if (s->int_set)
+		sigaction(SIGINT, &s->old_int, NULL);
+	if (s->term_set)
+		sigaction(SIGTERM, &s->old_term, NULL);
+	s->int_set = s->term_set = false;
+}
+
+int ax_file_interrupted(void)
+{
+	return caught;
+}
+
+int ax_file_interrupt_fail(ax_error *err)
+{
+	int sig = caught ? caught : SIGINT;
+
+	return ax_fail(err, 128 + sig, "INTERRUPTED", "%s", sig == SIGINT ? "Interrupted" : "Terminated");
+}
+
+static int xfer_tick(void *ud, unsigned long long done, long long total, ax_error *err)
+{
+	ax_file_xfer *t = ud;
+
+	if (ax_file_interrupted())
+		return ax_file_interrupt_fail(err);
+	if (!t->own_total && total >= 0)
+		ax_progress_set_total(&t->bar, total);
+	ax_progress_update(&t->bar, t->base + done);
+	return 0;
+}
+
+void ax_file_xfer_start(ax_file_xfer *t, const ax_file_conn *c, const char *label, long long total,
+			size_t buffer_size)
+{
+	memset(t, 0, sizeof *t);
+	ax_progress_start(&t->bar, label, total);
+	t->own_total = total >= 0;
+	t->x.tick = xfer_tick;
+	t->x.tick_ud = t;
+	t->x.buffer_size = buffer_size;
+	t->x.stall_timeout_s = c->timeout_s;
+}
+
+void ax_file_xfer_advance(ax_file_xfer *t, unsigned long long bytes)
+{
+	t->base += bytes;
+	ax_progress_update(&t->bar, t->base);
+}
+
+void ax_file_xfer_end(ax_file_xfer *t)
+{
+	ax_progress_end(&t->bar);
+}
+
+char *ax_path_norm(const char *p)
+{
+	size_t n = strlen(p), len = 0, base;
+	char *out = malloc(n + 2);
+	const char *s = p;
+
+	if (!out)
+		return NULL;
+	if (*p == '/')
+		out[len++] = '/';
+	base = len;
+	while (*s) {
+		const char *e;
+		size_t cl;
+
+		while (*s == '/')
+			s++;
+		for (e = s; *e && *e != '/'; e++)
+			;
+		cl = (size_t)(e - s);
+		if (cl == 0)
+			break;
+		if (cl == 2 && s[0] == '.' && s[1] == '.') {
+			size_t k = len;
+
+			while (k > base && out[k - 1] != '/')
+				k--;
+			if (len > base && !(len - k == 2 && out[k] == '.' && out[k + 1] == '.')) {
+				len = k > base ? k - 1 : base;
+				s = e;
+				continue;
+			}
+			/* Above the root of an absolute path there is only the root. */
+			if (base) {
+				s = e;
+				continue;
+			}
+		} else if (cl == 1 && s[0] == '.') {
+			s = e;
+			continue;
+		}
+		if (len > base)
+			out[len++] = '/';
+		memcpy(out + len, s, cl);
+		len += cl;
+		s = e;
+	}
+	if (len == 0)
+		out[len++] = '.';
+	out[len] = '\0';
+	return out;
+}
+
+char *ax_path_abs(const char *p)
+{
+	char cwd[PATH_MAX], *joined, *norm;
+
+	if (*p == '/')
+		return ax_path_norm(p);
+	if (!getcwd(cwd, sizeof cwd) || asprintf(&joined, "%s/%s", cwd, p) < 0)
+		return NULL;
+	norm = ax_path_norm(joined);
+	free(joined);
+	return norm;
+}
+
+bool ax_path_inside(const char *root, const char *child)
+{
+	size_t rl = strlen(root);
+
+	if (strcmp(root, "/") == 0)
+		return child[0] == '/' && child[1] != '\0';
+	if (strcmp(root, ".") == 0)
+		return child[0] != '/' && strcmp(child, ".") != 0 && strcmp(child, "..") != 0 &&
+		       strncmp(child, "../", 3) != 0;
+	return strncmp(child, root, rl) == 0 && child[rl] == '/' && child[rl + 1] != '\0';
+}
+
+char *ax_path_join_rel(const char *root, const char *rel)
+{
+	char *out;
+	size_t rl = strlen(root);
+
+	if (asprintf(&out, "%s%s%s", root, rl && root[rl - 1] == '/' ? "" : "/", rel) < 0)
+		return NULL;
+	return out;
+}
+
+char *ax_file_part_name(const char *dir, const char *base)
+{
+	static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789_";
+	unsigned char rnd[8];
+	char suffix[sizeof rnd + 1], *out;
+	size_t i;
+
+	if (getrandom(rnd, sizeof rnd, GRND_NONBLOCK) != (ssize_t)sizeof rnd) {
+		/* No entropy yet (early boot): still unique enough, and O_EXCL catches the rest. */
+		unsigned long long x = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 20) ^
+				       (unsigned long long)clock();
+
+		for (i = 0; i < sizeof rnd; i++, x = x * 6364136223846793005ULL + 1442695040888963407ULL)
+			rnd[i] = (unsigned char)(x >> 56);
+	}
+	for (i = 0; i < sizeof rnd; i++)
+		suffix[i] = alphabet[rnd[i] % (sizeof alphabet - 1)];
+	suffix[sizeof rnd] = '\0';
+	if (asprintf(&out, "%s/.%s.%s.part", dir, base, suffix) < 0)
+		return NULL;
+	return out;
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, data, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		data += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int ax_file_writer_open(ax_file_writer *w, int fd, size_t cap, const char *name, ax_error *err)
+{
+	memset(w, 0, sizeof *w);
+	w->fd = fd;
+	w->name = name;
+	w->cap = cap ? cap : AX_FILE_WRITE_BUFFER;
+	w->buf = malloc(w->cap);
+	if (!w->buf)
+		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+	return 0;
+}
+
+int ax_file_writer_flush(ax_file_writer *w, ax_error *err)
+{
+	if (w->len && write_all(w->fd, w->buf, w->len) < 0)
+		return ax_fail(err, AX_EXIT_FAILURE, "IO", "Cannot write %s: %s", w->name, strerror(errno));
+	w->len = 0;
+	return 0;
+}
+
+int ax_file_writer_sink(void *ud, const char *data, size_t len, ax_error *err)
+{
+	ax_file_writer *w = ud;
+
+	if (len > w->cap - w->len && ax_file_writer_flush(w, err) < 0)
+		return -1;
+	if (len >= w->cap) {
+		if (write_all(w->fd, data, len) < 0)
+			return ax_fail(err, AX_EXIT_FAILURE, "IO", "Cannot write %s: %s", w->name, strerror(errno));
+		return 0;
+	}
+	memcpy(w->buf + w->len, data, len);
+	w->len += len;
+	return 0;
+}
+
+void ax_file_writer_close(ax_file_writer *w)
+{
+	free(w->buf);
+	w->buf = NULL;
+	w->len = w->cap = 0;
+}
+
+/* Stream REMOTE into a new file PATH; on failure PATH is removed. */
+int ax_file_fetch(ax_file_conn *c, ax_file_xfer *t, const char *remote, const char *path,
+		  unsigned long long *bytes, ax_error *err)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	ax_file_writer w;
+	int rc;
+
+	*bytes = 0;
+	if (fd < 0)
+		return ax_fail(err, AX_EXIT_FAILURE, "IO", "Cannot create %s: %s", path, strerror(errno));
+	rc = ax_file_writer_open(&w, fd, t->x.buffer_size, path, err);
+	if (rc == 0) {
+		rc = ax_execd_download(&c->execd, remote, ax_file_writer_sink, &w, &t->x, bytes, err);
+		if (rc == 0)
+			rc = ax_file_writer_flush(&w, err);
+		ax_file_writer_close(&w);
+	}
+	if (close(fd) < 0 && rc == 0)
+		rc = ax_fail(err, AX_EXIT_FAILURE, "IO", "Cannot write %s: %s", path, strerror(errno));
+	if (rc == 0 && ax_file_interrupted())
+		rc = ax_file_interrupt_fail(err);
+	if (rc < 0)
+		unlink(path);
+	else
+		ax_file_xfer_advance(t, *bytes);
+	return rc;
+}
+
+
+int ax_file_list_add(ax_file_list *l, char *owned)
+{
+	if (!owned)
+		return -1;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		char **grown = realloc(l->v, cap * sizeof *grown);
+
+		if (!grown) {
+			free(owned);
+			return -1;
+		}
+		l->v = grown;
+		l->cap = cap;
+	}
+	l->v[l->n++] = owned;
+	return 0;
+}
+
+void ax_file_list_free(ax_file_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof *l);
+}

@@ -1,0 +1,112 @@
+/* What the file commands share: connecting to execd, option checks, Ctrl-C,
+ * progress, path arithmetic and staging names. */
+#ifndef ALLOX_FILE_COMMON_H
+#define ALLOX_FILE_COMMON_H
+
+#include <signal.h>
+#include <stdbool.h>
+
+#include "command.h"
+#include "execd_files.h"
+#include "lifecycle.h"
+#include "progress.h"
+
+/* An open line to one sandbox's execd. */
+typedef struct ax_file_conn {
+	ax_lifecycle lc;
+	ax_http execd;
+	long timeout_s;        /* connection.request_timeout: plain calls, and stall limit for streams */
+	bool lc_open, execd_open;
+} ax_file_conn;
+
+int ax_file_connect(ax_ctx *ctx, const char *id, ax_file_conn *c, ax_error *err);
+void ax_file_disconnect(ax_file_conn *c);
+
+/* --encoding: only utf-8 exists here (bytes are passed through untouched). */
+int ax_file_check_encoding(const ax_args *args, ax_error *err);
+
+/* --mode/--directory-mode (spec §4): "644", "0644", "0o644" -> 644; a usage
+ * error for anything that is not up to four octal digits. DEFVAL when unset. */
+int ax_file_mode_option(const ax_args *args, const char *name, int defval, int *mode, ax_error *err);
+
+/*
+ * SIGINT/SIGTERM while a transfer runs: the handler only records the signal;
+ * the transfer's tick notices, aborts, cleans up, and the command exits
+ * 128+signal. A SIGINT that was ignored when we started (a background job of
+ * a script) stays ignored.
+ */
+typedef struct ax_file_signals {
+	struct sigaction old_int, old_term;
+	bool int_set, term_set;
+} ax_file_signals;
+
+void ax_file_signals_begin(ax_file_signals *s);
+void ax_file_signals_end(ax_file_signals *s);
+/* The signal received since begin, or 0. */
+int ax_file_interrupted(void);
+/* Fill ERR for the received signal (exit 128+signal); -1. */
+int ax_file_interrupt_fail(ax_error *err);
+
+/* Progress of a whole command (one or many requests) and the tick that feeds
+ * it and watches for signals. BASE is what earlier requests moved. */
+typedef struct ax_file_xfer {
+	ax_progress bar;
+	unsigned long long base;
+	bool own_total;        /* the command knows the total; ignore per-request totals */
+	ax_execd_xfer x;
+} ax_file_xfer;
+
+void ax_file_xfer_start(ax_file_xfer *t, const ax_file_conn *c, const char *label, long long total,
+			size_t buffer_size);
+/* Account for a finished request of BYTES. */
+void ax_file_xfer_advance(ax_file_xfer *t, unsigned long long bytes);
+void ax_file_xfer_end(ax_file_xfer *t);
+
+/* Default write size: curl hands over at most 16 KiB at a time, and a
+ * write() per piece would cost more than the network. */
+#define AX_FILE_WRITE_BUFFER (1024 * 1024)
+
+/* Gathers downloaded pieces into large write()s on FD (which it does not own). */
+typedef struct ax_file_writer {
+	int fd;
+	char *buf;
+	size_t len, cap;
+	const char *name;      /* for messages */
+} ax_file_writer;
+
+/* CAP 0: AX_FILE_WRITE_BUFFER. */
+int ax_file_writer_open(ax_file_writer *w, int fd, size_t cap, const char *name, ax_error *err);
+/* An ax_execd_sink. */
+int ax_file_writer_sink(void *ud, const char *data, size_t len, ax_error *err);
+int ax_file_writer_flush(ax_file_writer *w, ax_error *err);
+void ax_file_writer_close(ax_file_writer *w);
+
+/* Stream REMOTE into PATH, a file this creates (O_EXCL); on failure or a
+ * signal PATH is removed. *BYTES gets what arrived. */
+int ax_file_fetch(ax_file_conn *c, ax_file_xfer *t, const char *remote, const char *path,
+		  unsigned long long *bytes, ax_error *err);
+
+/* A growable list of malloc'd strings. */
+typedef struct ax_file_list {
+	char **v;
+	size_t n, cap;
+} ax_file_list;
+
+/* Append OWNED (freed on failure too); -1 when out of memory or OWNED is NULL. */
+int ax_file_list_add(ax_file_list *l, char *owned);
+void ax_file_list_free(ax_file_list *l);
+
+/* Lexical normalisation as POSIX paths: "//a/./b/../c/" -> "/a/c", "" -> ".".
+ * ".." at the top of an absolute path stays at "/"; malloc'd. */
+char *ax_path_norm(const char *p);
+/* Absolute and normalised, against the current directory; malloc'd. */
+char *ax_path_abs(const char *p);
+/* Is CHILD strictly inside ROOT? Both normalised. */
+bool ax_path_inside(const char *root, const char *child);
+/* ROOT + "/" + REL, without doubling the slash of "/"; malloc'd. */
+char *ax_path_join_rel(const char *root, const char *rel);
+
+/* "DIR/.BASE.<random>.part": a staging name beside the final target; malloc'd. */
+char *ax_file_part_name(const char *dir, const char *base);
+
+#endif

@@ -1,0 +1,229 @@
+/*
+ * file download: a file, or a directory tree walked breadth-first. Bytes land
+ * in a staging path beside LOCAL (".<name>.<random>.part") that is renamed
+ * into place only once complete; any failure or signal removes it, and the
+ * parent directories this command created, so nothing partial remains.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "file_common.h"
+#include "file_tree.h"
+
+#define CHUNK_MIN 1024LL
+#define CHUNK_MAX 16777216LL
+#define CHUNK_DEFAULT 1048576LL /* spec default 65536; a bigger read is cheaper per byte */
+
+static int oom(ax_error *err)
+{
+	return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+}
+
+/* Where the download goes: LOCAL as given (messages), absolute, split. */
+typedef struct target {
+	const char *given;
+	char *abs, *dir, *base;
+	bool exists;
+	/* Parents this command created, outermost first, to undo on failure. */
+	char **made;
+	size_t nmade;
+} target;
+
+static void target_free(target *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nmade; i++)
+		free(t->made[i]);
+	free(t->made);
+	free(t->abs);
+	free(t->dir);
+	free(t->base);
+}
+
+/* Spec §7.5's checks, in its order and words. */
+static int check_local(target *t, bool recursive, bool force, ax_error *err)
+{
+	struct stat st;
+	const char *p = t->given;
+
+	t->exists = lstat(p, &st) == 0;
+	if (t->exists && !force)
+		return ax_fail(err, AX_EXIT_FAILURE, "EXISTS", "Local path already exists: %s. Use --force to overwrite it.",
+			       p);
+	if (t->exists && S_ISLNK(st.st_mode))
+		return ax_fail(err, AX_EXIT_FAILURE, "SYMLINK", "Symbolic links are not supported: %s", p);
+	if (t->exists && !recursive && !S_ISREG(st.st_mode))
+		return ax_fail(err, AX_EXIT_FAILURE, "NOT_REGULAR", "Local path is not a regular file: %s", p);
+	if (t->exists && recursive && !S_ISDIR(st.st_mode))
+		return ax_fail(err, AX_EXIT_FAILURE, "NOT_DIRECTORY", "Recursive download target is not a directory: %s",
+			       p);
+	return 0;
+}
+
+static int split_target(target *t, ax_error *err)
+{
+	char *slash;
+
+	t->abs = ax_path_abs(t->given);
+	if (!t->abs) {
+		ax_fail(err, AX_EXIT_FAILURE, "IO", "Cannot resolve %s: %s", t->given, strerror(errno));
+		return -1;
+	}
+	if (strcmp(t->abs, "/") == 0) {
+		ax_fail(err, AX_EXIT_FAILURE, "USAGE", "Cannot download over /");
+		return -1;
+	}
+	slash = strrchr(t->abs, '/');
+	t->dir = slash == t->abs ? strdup("/") : strndup(t->abs, (size_t)(slash - t->abs));
+	t->base = strdup(slash + 1);
+	if (!t->dir || !t->base) {
+		oom(err);
+		return -1;
+	}
+	return 0;
+}
+
+/* mkdir -p of T's directory, remembering what it created. */
+static int make_parents(target *t, ax_error *err)
+{
+	size_t n = strlen(t->dir), i;
+
+	t->made = calloc(n + 1, sizeof *t->made);
+	if (!t->made)
+		return oom(err);
+	for (i = 1; i <= n; i++) {
+		char *prefix;
+		struct stat st;
+
+		if (i < n && t->dir[i] != '/')
+			continue;
+		prefix = strndup(t->dir, i);
+		if (!prefix)
+			return oom(err);
+		if (mkdir(prefix, 0777) == 0) {
+			t->made[t->nmade++] = prefix;
+			continue;
+		}
+		if (errno != EEXIST || stat(prefix, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			int e = errno == EEXIST ? ENOTDIR : errno;
+
+			ax_fail(err, AX_EXIT_FAILURE, "IO", "Cannot create directory %s: %s", prefix, strerror(e));
+			free(prefix);
+			return -1;
+		}
+		free(prefix);
+	}
+	return 0;
+}
+
+static void undo_parents(target *t)
+{
+	while (t->nmade) {
+		t->nmade--;
+		rmdir(t->made[t->nmade]);
+		free(t->made[t->nmade]);
+	}
+}
+
+/* execd refuses a directory in its own words; say what to do instead. */
+static void suggest_recursive(ax_file_conn *c, const char *remote, ax_error *err)
+{
+	ax_error ignored;
+	json_t *info = NULL;
+
+	if (ax_execd_info(&c->execd, remote, &info, &ignored) == 0 &&
+	    strcmp(json_string_value(json_object_get(info, "type")) ?: "", "directory") == 0)
+		ax_fail(err, AX_EXIT_FAILURE, "IS_DIRECTORY", "Remote path is a directory: %s. Use --recursive to download it.",
+			remote);
+	json_decref(info);
+}
+
+static int download_one(ax_file_conn *c, ax_file_xfer *t, const char *remote, const target *tg,
+			unsigned long long *bytes, ax_error *err)
+{
+	char *part = ax_file_part_name(tg->dir, tg->base);
+	int rc;
+
+	if (!part)
+		return oom(err);
+	rc = ax_file_fetch(c, t, remote, part, bytes, err);
+	if (rc < 0 && err->exit_code == AX_EXIT_FAILURE && strcmp(err->code, "CONNECTION") != 0)
+		suggest_recursive(c, remote, err);
+	if (rc == 0 && rename(part, tg->abs) < 0) {
+		rc = ax_fail(err, AX_EXIT_FAILURE, "IO", "Cannot move the download to %s: %s", tg->given, strerror(errno));
+		unlink(part);
+	}
+	free(part);
+	return rc;
+}
+
+static long long chunk_size(const ax_args *args, ax_error *err)
+{
+	const json_t *v = ax_arg_json(args, "chunk-size");
+	long long n = v ? (long long)json_integer_value(v) : CHUNK_DEFAULT;
+
+	if (n < CHUNK_MIN || n > CHUNK_MAX)
+		return ax_fail(err, AX_EXIT_USAGE, "USAGE",
+			       "Invalid value for '--chunk-size': %lld is not in the range %lld<=x<=%lld.", n, CHUNK_MIN,
+			       CHUNK_MAX);
+	return n;
+}
+
+int ax_cmd_file_download(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+{
+	const char *remote = ax_arg_string(args, "REMOTE");
+	bool recursive = ax_arg_flag(args, "recursive");
+	target tg = { .given = ax_arg_string(args, "LOCAL") };
+	ax_file_tree_result got = { 0 };
+	ax_file_conn c;
+	ax_file_signals sig;
+	ax_file_xfer t;
+	char resolved[PATH_MAX], *id = NULL;
+	long long chunk = chunk_size(args, err);
+	int rc = -1;
+
+	memset(&c, 0, sizeof c);
+	if (chunk < 0)
+		return -1;
+	if (check_local(&tg, recursive, ax_arg_flag(args, "force"), err) < 0 || split_target(&tg, err) < 0)
+		goto out;
+	id = ax_resolve_sandbox(ctx, args, err);
+	if (!id || ax_file_connect(ctx, id, &c, err) < 0)
+		goto out;
+	ax_file_signals_begin(&sig);
+	ax_file_xfer_start(&t, &c, "download", -1, (size_t)chunk);
+	if (make_parents(&tg, err) == 0) {
+		if (recursive) {
+			rc = ax_file_tree_download(&c, &t, remote, tg.abs, tg.dir, tg.base, tg.exists, &got, err);
+		} else {
+			got.files = 1;
+			rc = download_one(&c, &t, remote, &tg, &got.bytes, err);
+		}
+	}
+	if (rc < 0)
+		undo_parents(&tg);
+	ax_file_xfer_end(&t);
+	ax_file_signals_end(&sig);
+	if (rc < 0)
+		goto out;
+	if (!realpath(tg.abs, resolved))
+		snprintf(resolved, sizeof resolved, "%s", tg.abs);
+	res->kind = AX_RESULT_DATA;
+	res->data = json_pack("{s:s, s:s, s:s, s:I, s:I, s:I}", "sandbox_id", id, "remote_path", remote, "local_path",
+			      resolved, "bytes", (json_int_t)got.bytes, "files", (json_int_t)got.files, "directories",
+			      (json_int_t)(recursive ? got.directories + 1 : 0));
+	res->view.title = "File Downloaded";
+out:
+	ax_file_disconnect(&c);
+	target_free(&tg);
+	free(id);
+	return rc;
+}

@@ -1,0 +1,13 @@
+/* What happens after a successful operation (run, aio.exec, file.write, ...). */
+#ifndef ALLOX_CMD_HOOK_H
+#define ALLOX_CMD_HOOK_H
+
+#include "command.h"
+
+/* Called by every command whose success may trigger follow-up work; OPERATION
+ * is the name used in checkpoint.operations ("run", "aio.exec", "file.write",
+ * "file.upload", "aio.jupyter"). Returns the exit status to use: the
+ * operation's own success stands unless follow-up work must fail it. */
+int ax_after_success(ax_ctx *ctx, const char *operation, const char *sandbox_id, ax_error *err);
+
+#endif
