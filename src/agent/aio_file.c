@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "aio.h"
+#include "fs.h"
 
 /* AIO's buffered text limit; larger files are for download. */
 #define READ_MAX ((size_t)16 << 20)
@@ -251,22 +252,6 @@ static long long raw_decode(const char *in, size_t len, unsigned char *out)
 	return n;
 }
 
-static int write_all(int fd, const unsigned char *p, size_t len)
-{
-	ssize_t n;
-
-	while (len) {
-		n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* The bytes to write, in a malloc'd buffer; -1 with *WHY set when CONTENT
  * does not decode. */
 static long long encode_content(const char *content, size_t len, const char *encoding, bool lead, bool trail,
@@ -347,7 +332,7 @@ enum MHD_Result aio_file_write(struct ag_req *req)
 		goto out;
 	}
 	fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK | (append ? O_APPEND : O_TRUNC), 0666);
-	if (fd < 0 || write_all(fd, bytes, (size_t)n) < 0) {
+	if (fd < 0 || ax_write_all(fd, bytes, (size_t)n) < 0) {
 		rc = aio_reply_errno(req, file, WRITE_OP, errno);
 		if (fd >= 0)
 			close(fd);

@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
@@ -15,12 +16,34 @@ struct session {
 	struct aio_run *run;
 };
 
-/* See aio_session.h for why this one is global. */
-static struct {
+struct aio_sessions {
 	pthread_mutex_t lock;
 	struct session v[AIO_SESSIONS_MAX];
 	size_t n;
-} registry = { PTHREAD_MUTEX_INITIALIZER, { { { 0 }, 0, 0, NULL } }, 0 };
+};
+
+struct aio_sessions *aio_sessions_new(void)
+{
+	struct aio_sessions *reg = calloc(1, sizeof *reg);
+
+	if (reg && pthread_mutex_init(&reg->lock, NULL) != 0) {
+		free(reg);
+		reg = NULL;
+	}
+	return reg;
+}
+
+void aio_sessions_free(struct aio_sessions *reg)
+{
+	size_t i;
+
+	if (!reg)
+		return;
+	for (i = 0; i < reg->n; i++)
+		aio_run_unref(reg->v[i].run);
+	pthread_mutex_destroy(&reg->lock);
+	free(reg);
+}
 
 void aio_session_new_id(char id[37])
 {
@@ -54,27 +77,27 @@ void aio_session_new_id(char id[37])
 		 b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
 }
 
-static struct session *find(const char *id)
+static struct session *find(struct aio_sessions *reg, const char *id)
 {
 	size_t i;
 
-	for (i = 0; i < registry.n; i++)
-		if (strcmp(registry.v[i].id, id) == 0)
-			return &registry.v[i];
+	for (i = 0; i < reg->n; i++)
+		if (strcmp(reg->v[i].id, id) == 0)
+			return &reg->v[i];
 	return NULL;
 }
 
 /* The slot to reuse when full: the least recently used finished session,
  * else the least recently used of all. */
-static struct session *victim(void)
+static struct session *victim(struct aio_sessions *reg)
 {
 	struct session *best = NULL, *s;
 	size_t i;
 	int pass;
 
 	for (pass = 0; pass < 2 && !best; pass++)
-		for (i = 0; i < registry.n; i++) {
-			s = &registry.v[i];
+		for (i = 0; i < reg->n; i++) {
+			s = &reg->v[i];
 			if (pass == 0 && !aio_run_ended(s->run))
 				continue;
 			if (!best || s->used < best->used)
@@ -83,45 +106,45 @@ static struct session *victim(void)
 	return best;
 }
 
-void aio_session_put(const char *id, struct aio_run *run)
+void aio_session_put(struct aio_sessions *reg, const char *id, struct aio_run *run)
 {
 	struct aio_run *old = NULL;
 	struct session *s;
 	time_t t = time(NULL);
 
 	aio_run_ref(run);
-	pthread_mutex_lock(&registry.lock);
-	s = find(id);
+	pthread_mutex_lock(&reg->lock);
+	s = find(reg, id);
 	if (!s) {
 		/* A fresh slot's run is NULL; a reused one's is dropped below. */
-		s = registry.n < AIO_SESSIONS_MAX ? &registry.v[registry.n++] : victim();
+		s = reg->n < AIO_SESSIONS_MAX ? &reg->v[reg->n++] : victim(reg);
 		snprintf(s->id, sizeof s->id, "%s", id);
 		s->created = t;
 	}
 	old = s->run;
 	s->run = run;
 	s->used = t;
-	pthread_mutex_unlock(&registry.lock);
+	pthread_mutex_unlock(&reg->lock);
 	aio_run_unref(old);
 }
 
-struct aio_run *aio_session_get(const char *id)
+struct aio_run *aio_session_get(struct aio_sessions *reg, const char *id)
 {
 	struct aio_run *run = NULL;
 	struct session *s;
 
-	pthread_mutex_lock(&registry.lock);
-	s = find(id);
+	pthread_mutex_lock(&reg->lock);
+	s = find(reg, id);
 	if (s) {
 		run = s->run;
 		aio_run_ref(run);
 		s->used = time(NULL);
 	}
-	pthread_mutex_unlock(&registry.lock);
+	pthread_mutex_unlock(&reg->lock);
 	return run;
 }
 
-json_t *aio_shell_sessions(void)
+json_t *aio_shell_sessions(struct aio_sessions *reg)
 {
 	json_t *map = json_object();
 	char created[32], used[32];
@@ -130,9 +153,9 @@ json_t *aio_shell_sessions(void)
 	bool live;
 	size_t i;
 
-	pthread_mutex_lock(&registry.lock);
-	for (i = 0; i < registry.n; i++) {
-		s = &registry.v[i];
+	pthread_mutex_lock(&reg->lock);
+	for (i = 0; i < reg->n; i++) {
+		s = &reg->v[i];
 		live = !aio_run_ended(s->run);
 		ax_time_iso_offset(s->created, created);
 		ax_time_iso_offset(s->used, used);
@@ -143,6 +166,6 @@ json_t *aio_shell_sessions(void)
 					      "current_command",
 					      live ? json_string(aio_run_command(s->run)) : json_null()));
 	}
-	pthread_mutex_unlock(&registry.lock);
+	pthread_mutex_unlock(&reg->lock);
 	return json_pack("{s:o}", "sessions", map);
 }

@@ -187,7 +187,7 @@ enum MHD_Result aio_shell_exec(struct ag_req *req)
 		aio_session_new_id(new_id);
 		id = new_id;
 	}
-	prev = cwd ? NULL : aio_session_get(id);
+	prev = cwd ? NULL : aio_session_get(req->ctx->aio_sessions, id);
 	/* An AIO session is one shell, where exec_dir is a cd that sticks. */
 	if (prev && working_dir(aio_run_cwd(prev), false, &problem))
 		cwd = aio_run_cwd(prev);
@@ -198,7 +198,7 @@ enum MHD_Result aio_shell_exec(struct ag_req *req)
 		aio_args_free(&a);
 		return rc;
 	}
-	aio_session_put(id, run);
+	aio_session_put(req->ctx->aio_sessions, id, run);
 	status = exec_wait(run, &o);
 	if (aio_run_state(run, o.truncate ? AIO_OUTPUT_TRUNCATE : AIO_OUTPUT_KEEP, &st) < 0) {
 		rc = ag_reply_failure(req, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory");
@@ -231,7 +231,7 @@ static struct aio_run *session_of(struct ag_req *req, struct aio_args *a, enum M
 		*rc = aio_reply_invalid(req, a);
 		return NULL;
 	}
-	run = aio_session_get(id);
+	run = aio_session_get(req->ctx->aio_sessions, id);
 	if (!run)
 		*rc = ag_reply_failure(req, MHD_HTTP_NOT_FOUND, "Session not found: %s", id);
 	return run;

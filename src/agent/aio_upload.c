@@ -20,13 +20,14 @@
 #include "aio.h"
 #include "fs.h"
 #include "sysinfo.h"
+#include "upload_sink.h"
 
 #define UPLOAD_OP "upload"
 #define POST_BUFFER (64u << 10)
 #define STAGING_NAME ".allox-upload-XXXXXX.part"
 
 struct upload {
-	struct MHD_PostProcessor *pp;
+	struct upload_sink sink;    /* first: the form parser's closure; .path is the .part file */
 	bool malformed;             /* not multipart, or a broken body */
 	char dest[PATH_MAX];        /* the "path" part */
 	size_t dest_len;
@@ -35,8 +36,6 @@ struct upload {
 	bool file_seen, more_files;
 	unsigned long long part_bytes;
 	char *target;               /* the destination, once known */
-	char *staging;              /* the .part file being written */
-	int fd;
 	int err;                    /* first failure (errno) */
 	char *err_path;
 	unsigned long long size;
@@ -56,14 +55,8 @@ static void free_upload(void *state)
 
 	if (!u)
 		return;
-	if (u->pp)
-		MHD_destroy_post_processor(u->pp);
-	if (u->fd >= 0)
-		close(u->fd);
-	/* Still set means it was never renamed into place. */
-	if (u->staging)
-		unlink(u->staging);
-	free(u->staging);
+	/* A .part file still there was never renamed into place. */
+	upload_sink_release(&u->sink);
 	free(u->target);
 	free(u->err_path);
 	free(u);
@@ -125,14 +118,14 @@ static int open_staging(struct upload *u, const char *dir_of)
 		return -1;
 	memcpy(tmpl, dir_of, dlen);
 	memcpy(tmpl + dlen, "/" STAGING_NAME, sizeof "/" STAGING_NAME);
-	u->fd = mkostemps(tmpl, 5, O_CLOEXEC);
-	if (u->fd < 0) {
+	u->sink.fd = mkostemps(tmpl, 5, O_CLOEXEC);
+	if (u->sink.fd < 0) {
 		free(tmpl);
 		return -1;
 	}
-	u->staging = tmpl;
+	u->sink.path = tmpl;
 	/* mkstemp makes it 0600; an upload should look like any new file. */
-	fchmod(u->fd, 0666 & ~current_umask());
+	fchmod(u->sink.fd, 0666 & ~current_umask());
 	return 0;
 }
 
@@ -170,20 +163,9 @@ static void start_file(struct upload *u, const char *filename)
 
 static void write_file(struct upload *u, const char *data, size_t size)
 {
-	ssize_t n;
-
 	u->size += size;
-	while (size && !u->err && u->fd >= 0) {
-		n = write(u->fd, data, size);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			fail(u, errno, u->target ? u->target : u->staging);
-			return;
-		}
-		data += n;
-		size -= (size_t)n;
-	}
+	if (size && !u->err && u->sink.fd >= 0 && upload_sink_write(&u->sink, data, size) < 0)
+		fail(u, errno, u->target ? u->target : u->sink.path);
 }
 
 static enum MHD_Result on_part(void *cls, enum MHD_ValueKind kind, const char *key, const char *filename,
@@ -219,21 +201,13 @@ static enum MHD_Result on_part(void *cls, enum MHD_ValueKind kind, const char *k
 
 int aio_file_upload_body(struct ag_req *req, const char *data, size_t len)
 {
-	struct upload *u = req->state;
+	struct upload *u = upload_sink_state(req, sizeof *u, free_upload, on_part, POST_BUFFER);
 
-	if (!u) {
-		u = calloc(1, sizeof *u);
-		if (!u)
-			return -1;
-		u->fd = -1;
-		req->state = u;
-		req->free_state = free_upload;
-		/* NULL unless the Content-Type is a form MHD can parse. */
-		u->pp = MHD_create_post_processor(req->conn, POST_BUFFER, on_part, u);
-		u->malformed = !u->pp;
-	}
-	/* Keep reading a body we cannot use, to answer it properly at the end. */
-	if (u->pp && !u->malformed && MHD_post_process(u->pp, data, len) != MHD_YES)
+	if (!u)
+		return -1;
+	/* Keep reading a body we cannot use (not a form MHD can parse, or
+	 * broken), to answer it properly at the end. */
+	if (!u->malformed && upload_sink_feed(&u->sink, data, len) < 0)
 		u->malformed = true;
 	return 0;
 }
@@ -241,7 +215,7 @@ int aio_file_upload_body(struct ag_req *req, const char *data, size_t len)
 static int copy_fd(int in, int out)
 {
 	char buf[64 << 10];
-	ssize_t n, m, w;
+	ssize_t n;
 
 	for (;;) {
 		n = read(in, buf, sizeof buf);
@@ -249,13 +223,8 @@ static int copy_fd(int in, int out)
 			continue;
 		if (n <= 0)
 			return (int)n;
-		for (w = 0; w < n; w += m) {
-			m = write(out, buf + w, (size_t)(n - w));
-			if (m < 0 && errno != EINTR)
-				return -1;
-			if (m < 0)
-				m = 0;
-		}
+		if (ax_write_all(out, buf, (size_t)n) < 0)
+			return -1;
 	}
 }
 
@@ -286,16 +255,16 @@ static int finish(struct upload *u)
 {
 	int e = 0;
 
-	if (u->fd < 0) {
+	if (u->sink.fd < 0) {
 		fail(u, EBADF, u->dest);
 		return -1;
 	}
-	if (close(u->fd) < 0) {
-		u->fd = -1;
-		fail(u, errno, u->target ? u->target : u->staging);
+	if (close(u->sink.fd) < 0) {
+		u->sink.fd = -1;
+		fail(u, errno, u->target ? u->target : u->sink.path);
 		return -1;
 	}
-	u->fd = -1;
+	u->sink.fd = -1;
 	if (!u->target) {
 		u->target = resolve_target(u, &e);
 		if (!u->target) {
@@ -307,12 +276,11 @@ static int finish(struct upload *u)
 			return -1;
 		}
 	}
-	if (rename(u->staging, u->target) < 0 && (errno != EXDEV || move_across(u->staging, u->target) < 0)) {
+	if (rename(u->sink.path, u->target) < 0 && (errno != EXDEV || move_across(u->sink.path, u->target) < 0)) {
 		fail(u, errno, u->target);
 		return -1;
 	}
-	free(u->staging);
-	u->staging = NULL;
+	upload_sink_placed(&u->sink);
 	return 0;
 }
 
@@ -322,12 +290,9 @@ enum MHD_Result aio_file_upload(struct ag_req *req)
 	struct aio_args a = { NULL, NULL, "body" };
 	enum MHD_Result rc;
 
-	if (u && u->pp) {
-		/* Flushes the last part; MHD_NO means the body ended mid-form. */
-		if (MHD_destroy_post_processor(u->pp) != MHD_YES)
-			u->malformed = true;
-		u->pp = NULL;
-	}
+	/* Flushes the last part; fails when the body ended mid-form. */
+	if (u && upload_sink_end_form(&u->sink) < 0)
+		u->malformed = true;
 	if (!u || u->malformed)
 		aio_args_invalid(&a, NULL, "multipart", "Expected a complete multipart/form-data body");
 	else if (!u->file_seen)

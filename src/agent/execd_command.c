@@ -152,7 +152,7 @@ static int parse_run(json_t *o, struct run_request *r, char *msg, size_t size)
 
 static enum MHD_Result start(struct ag_req *req, const struct run_request *r)
 {
-	struct ag_cmd *cmd = ag_cmd_create(r->command, r->background);
+	struct ag_cmd *cmd = ag_cmd_create(req->ctx->execd, r->command, r->background);
 	const char *const *env = (const char *const *)r->env;
 	char id[AG_CMD_ID_LEN + 1];
 	struct ag_proc proc;
@@ -210,7 +210,7 @@ enum MHD_Result ag_execd_interrupt(struct ag_req *req)
 
 	if (!id || !*id)
 		return ag_execd_error(req, MHD_HTTP_BAD_REQUEST, AG_E_MISSING_QUERY, "missing query parameter 'id'");
-	switch (ag_cmd_interrupt(id, INTERRUPT_GRACE_MS)) {
+	switch (ag_cmd_interrupt(req->ctx->execd, id, INTERRUPT_GRACE_MS)) {
 	case 0:
 		return ag_reply_empty(req, MHD_HTTP_OK);
 	case -2:
@@ -251,7 +251,7 @@ enum MHD_Result ag_execd_status(struct ag_req *req)
 
 	if (!*id)
 		return ag_execd_error(req, MHD_HTTP_BAD_REQUEST, AG_E_INVALID_REQUEST, "missing command execution id");
-	if (ag_cmd_status_get(id, &st) < 0)
+	if (ag_cmd_status_get(req->ctx->execd, id, &st) < 0)
 		return ag_execd_error(req, MHD_HTTP_NOT_FOUND, AG_E_INVALID_REQUEST, "command not found: %s", id);
 	o = status_json(&st);
 	ag_cmd_status_free(&st);
@@ -330,7 +330,7 @@ enum MHD_Result ag_execd_logs(struct ag_req *req)
 	id[len] = '\0';
 	if (parse_cursor(ag_query(req, "cursor", NULL), &cursor) < 0)
 		return ag_execd_error(req, MHD_HTTP_BAD_REQUEST, AG_E_INVALID_REQUEST, "cursor cannot be negative");
-	switch (ag_cmd_log_dup(id, &fd)) {
+	switch (ag_cmd_log_dup(req->ctx->execd, id, &fd)) {
 	case 0:
 		return reply_log(req, fd, cursor);
 	case -1:

@@ -135,7 +135,8 @@ static int read_names(const char *dir, char ***out, size_t *count)
 		n++;
 	}
 	closedir(d);
-	qsort(names, n, sizeof *names, by_name);
+	if (n)
+		qsort(names, n, sizeof *names, by_name);
 	*out = names;
 	*count = n;
 	return 0;

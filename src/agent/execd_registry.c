@@ -15,6 +15,7 @@
 #define KILL_WAIT_MS 2000
 
 struct ag_cmd {
+	struct execd_registry *reg;     /* where it is (or was) listed */
 	char id[AG_CMD_ID_LEN + 1];
 	char *content;
 	char *error;
@@ -27,28 +28,54 @@ struct ag_cmd {
 	struct ag_cmd *next;
 };
 
-struct registry {
+struct execd_registry {
 	pthread_mutex_t lock;
 	pthread_cond_t changed;
 	struct ag_cmd *head, *tail;
 	size_t count;
+	size_t alive;           /* commands not yet freed, listed or not */
+	bool closed;            /* execd_registry_free was called */
 };
 
-static struct registry reg = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, NULL, 0 };
-static pthread_once_t reg_once = PTHREAD_ONCE_INIT;
-
 /* Timed waits must not jump with the wall clock: use a monotonic condition. */
-static void reg_init(void)
+static int cond_init_monotonic(pthread_cond_t *cond)
 {
 	pthread_condattr_t ca;
+	int rc;
 
 	if (pthread_condattr_init(&ca) != 0)
-		return;
-	if (pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) == 0) {
-		pthread_cond_destroy(&reg.changed);
-		pthread_cond_init(&reg.changed, &ca);
-	}
+		return pthread_cond_init(cond, NULL);
+	if (pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) == 0)
+		rc = pthread_cond_init(cond, &ca);
+	else
+		rc = pthread_cond_init(cond, NULL);
 	pthread_condattr_destroy(&ca);
+	return rc;
+}
+
+struct execd_registry *execd_registry_new(void)
+{
+	struct execd_registry *reg = calloc(1, sizeof *reg);
+
+	if (!reg)
+		return NULL;
+	if (pthread_mutex_init(&reg->lock, NULL) != 0) {
+		free(reg);
+		return NULL;
+	}
+	if (cond_init_monotonic(&reg->changed) != 0) {
+		pthread_mutex_destroy(&reg->lock);
+		free(reg);
+		return NULL;
+	}
+	return reg;
+}
+
+static void registry_destroy(struct execd_registry *reg)
+{
+	pthread_cond_destroy(&reg->changed);
+	pthread_mutex_destroy(&reg->lock);
+	free(reg);
 }
 
 static void new_id(char out[AG_CMD_ID_LEN + 1])
@@ -82,12 +109,22 @@ static void cmd_free(struct ag_cmd *c)
 	free(c);
 }
 
-/* Unlist the oldest finished commands past KEEP_MAX. Lock held. */
-static void evict_locked(void)
+/* Drop a reference to C, lock held: true when it was the last one. Then C is
+ * no longer counted alive and must be freed (cmd_free) by the caller. */
+static bool unref_locked(struct ag_cmd *c)
 {
-	struct ag_cmd **pp = &reg.head, *prev = NULL;
+	if (--c->refs != 0)
+		return false;
+	c->reg->alive--;
+	return true;
+}
 
-	while (reg.count > KEEP_MAX && *pp) {
+/* Unlist the oldest finished commands past KEEP_MAX. Lock held. */
+static void evict_locked(struct execd_registry *reg)
+{
+	struct ag_cmd **pp = &reg->head, *prev = NULL;
+
+	while (reg->count > KEEP_MAX && *pp) {
 		struct ag_cmd *c = *pp;
 
 		if (c->running) {
@@ -96,20 +133,45 @@ static void evict_locked(void)
 			continue;
 		}
 		*pp = c->next;
-		if (reg.tail == c)
-			reg.tail = prev;
-		reg.count--;
+		if (reg->tail == c)
+			reg->tail = prev;
+		reg->count--;
 		c->listed = false;
-		if (--c->refs == 0)
+		if (unref_locked(c))
 			cmd_free(c);
 	}
 }
 
-struct ag_cmd *ag_cmd_create(const char *content, bool background)
+void execd_registry_free(struct execd_registry *reg)
+{
+	struct ag_cmd *c, *next;
+	bool last;
+
+	if (!reg)
+		return;
+	pthread_mutex_lock(&reg->lock);
+	for (c = reg->head; c; c = next) {
+		next = c->next;
+		c->next = NULL;
+		c->listed = false;
+		if (unref_locked(c))
+			cmd_free(c);
+	}
+	reg->head = reg->tail = NULL;
+	reg->count = 0;
+	reg->closed = true;
+	last = reg->alive == 0;
+	pthread_mutex_unlock(&reg->lock);
+	/* Otherwise a command still in use (a background pump winding down)
+	 * frees the registry with its last reference: see ag_cmd_put. */
+	if (last)
+		registry_destroy(reg);
+}
+
+struct ag_cmd *ag_cmd_create(struct execd_registry *reg, const char *content, bool background)
 {
 	struct ag_cmd *c = calloc(1, sizeof *c);
 
-	pthread_once(&reg_once, reg_init);
 	if (!c)
 		return NULL;
 	c->content = strdup(content);
@@ -118,21 +180,23 @@ struct ag_cmd *ag_cmd_create(const char *content, bool background)
 		return NULL;
 	}
 	new_id(c->id);
+	c->reg = reg;
 	c->running = true;
 	c->background = background;
 	c->log_fd = -1;
 	c->refs = 2;	/* the list's and the caller's */
 	c->listed = true;
 	clock_gettime(CLOCK_REALTIME, &c->started);
-	pthread_mutex_lock(&reg.lock);
-	if (reg.tail)
-		reg.tail->next = c;
+	pthread_mutex_lock(&reg->lock);
+	if (reg->tail)
+		reg->tail->next = c;
 	else
-		reg.head = c;
-	reg.tail = c;
-	reg.count++;
-	evict_locked();
-	pthread_mutex_unlock(&reg.lock);
+		reg->head = c;
+	reg->tail = c;
+	reg->count++;
+	reg->alive++;
+	evict_locked(reg);
+	pthread_mutex_unlock(&reg->lock);
 	return c;
 }
 
@@ -143,26 +207,31 @@ const char *ag_cmd_id(const struct ag_cmd *c)
 
 void ag_cmd_set_pid(struct ag_cmd *c, pid_t pid)
 {
-	pthread_mutex_lock(&reg.lock);
+	struct execd_registry *reg = c->reg;
+
+	pthread_mutex_lock(&reg->lock);
 	if (c->running)
 		c->pid = pid;
-	pthread_mutex_unlock(&reg.lock);
+	pthread_mutex_unlock(&reg->lock);
 }
 
 void ag_cmd_set_log(struct ag_cmd *c, int fd)
 {
-	pthread_mutex_lock(&reg.lock);
+	struct execd_registry *reg = c->reg;
+
+	pthread_mutex_lock(&reg->lock);
 	if (c->log_fd >= 0)
 		close(c->log_fd);
 	c->log_fd = fd;
-	pthread_mutex_unlock(&reg.lock);
+	pthread_mutex_unlock(&reg->lock);
 }
 
 void ag_cmd_finish(struct ag_cmd *c, int exit_code, const char *error)
 {
 	char *copy = error && *error ? strdup(error) : NULL;
+	struct execd_registry *reg = c->reg;
 
-	pthread_mutex_lock(&reg.lock);
+	pthread_mutex_lock(&reg->lock);
 	if (c->running) {
 		c->running = false;
 		/* A late interrupt must not signal a group whose id may be reused. */
@@ -173,43 +242,48 @@ void ag_cmd_finish(struct ag_cmd *c, int exit_code, const char *error)
 		c->error = copy;
 		copy = NULL;
 		clock_gettime(CLOCK_REALTIME, &c->finished);
-		pthread_cond_broadcast(&reg.changed);
+		pthread_cond_broadcast(&reg->changed);
 	}
-	pthread_mutex_unlock(&reg.lock);
+	pthread_mutex_unlock(&reg->lock);
 	free(copy);
 }
 
 void ag_cmd_put(struct ag_cmd *c)
 {
-	bool last;
+	struct execd_registry *reg;
+	bool last, reg_last;
 
 	if (!c)
 		return;
-	pthread_mutex_lock(&reg.lock);
-	last = --c->refs == 0;
-	pthread_mutex_unlock(&reg.lock);
+	reg = c->reg;
+	pthread_mutex_lock(&reg->lock);
+	last = unref_locked(c);
+	reg_last = last && reg->closed && reg->alive == 0;
+	pthread_mutex_unlock(&reg->lock);
 	if (last)
 		cmd_free(c);
+	if (reg_last)
+		registry_destroy(reg);
 }
 
-static struct ag_cmd *find_locked(const char *id)
+static struct ag_cmd *find_locked(struct execd_registry *reg, const char *id)
 {
 	struct ag_cmd *c;
 
-	for (c = reg.head; c; c = c->next)
+	for (c = reg->head; c; c = c->next)
 		if (strcmp(c->id, id) == 0)
 			return c;
 	return NULL;
 }
 
-int ag_cmd_status_get(const char *id, struct ag_cmd_status *st)
+int ag_cmd_status_get(struct execd_registry *reg, const char *id, struct ag_cmd_status *st)
 {
 	struct ag_cmd *c;
 	int rc = -1;
 
 	memset(st, 0, sizeof *st);
-	pthread_mutex_lock(&reg.lock);
-	c = find_locked(id);
+	pthread_mutex_lock(&reg->lock);
+	c = find_locked(reg, id);
 	if (c) {
 		memcpy(st->id, c->id, sizeof st->id);
 		st->content = strdup(c->content);
@@ -222,7 +296,7 @@ int ag_cmd_status_get(const char *id, struct ag_cmd_status *st)
 		st->finished = c->finished;
 		rc = st->content && (!c->error || st->error) ? 0 : -1;
 	}
-	pthread_mutex_unlock(&reg.lock);
+	pthread_mutex_unlock(&reg->lock);
 	if (rc < 0)
 		ag_cmd_status_free(st);
 	return rc;
@@ -235,13 +309,13 @@ void ag_cmd_status_free(struct ag_cmd_status *st)
 	st->content = st->error = NULL;
 }
 
-int ag_cmd_log_dup(const char *id, int *fd)
+int ag_cmd_log_dup(struct execd_registry *reg, const char *id, int *fd)
 {
 	struct ag_cmd *c;
 	int rc;
 
-	pthread_mutex_lock(&reg.lock);
-	c = find_locked(id);
+	pthread_mutex_lock(&reg->lock);
+	c = find_locked(reg, id);
 	if (!c)
 		rc = -1;
 	else if (!c->background)
@@ -250,15 +324,17 @@ int ag_cmd_log_dup(const char *id, int *fd)
 		rc = -3;
 	else
 		rc = 0;
-	pthread_mutex_unlock(&reg.lock);
+	pthread_mutex_unlock(&reg->lock);
 	return rc;
 }
 
 /* Wait, lock held, until C has finished or DEADLINE passes. */
 static void wait_finished_locked(struct ag_cmd *c, const struct timespec *deadline)
 {
+	struct execd_registry *reg = c->reg;
+
 	while (c->running)
-		if (pthread_cond_timedwait(&reg.changed, &reg.lock, deadline) == ETIMEDOUT)
+		if (pthread_cond_timedwait(&reg->changed, &reg->lock, deadline) == ETIMEDOUT)
 			break;
 }
 
@@ -276,15 +352,15 @@ static struct timespec after_ms(int ms)
 	return t;
 }
 
-int ag_cmd_interrupt(const char *id, int grace_ms)
+int ag_cmd_interrupt(struct execd_registry *reg, const char *id, int grace_ms)
 {
 	struct timespec deadline;
 	struct ag_cmd *c;
 
-	pthread_mutex_lock(&reg.lock);
-	c = find_locked(id);
+	pthread_mutex_lock(&reg->lock);
+	c = find_locked(reg, id);
 	if (!c || !c->running || c->pid <= 1) {
-		pthread_mutex_unlock(&reg.lock);
+		pthread_mutex_unlock(&reg->lock);
 		return c ? -2 : -1;
 	}
 	c->refs++;
@@ -299,7 +375,7 @@ int ag_cmd_interrupt(const char *id, int grace_ms)
 		deadline = after_ms(KILL_WAIT_MS);
 		wait_finished_locked(c, &deadline);
 	}
-	pthread_mutex_unlock(&reg.lock);
+	pthread_mutex_unlock(&reg->lock);
 	ag_cmd_put(c);
 	return 0;
 }

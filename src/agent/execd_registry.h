@@ -2,10 +2,10 @@
  * id: what GET /command/status/{id}, GET /command/{id}/logs and
  * DELETE /command?id= look up.
  *
- * The registry is process-wide (file-static in execd_registry.c): route
- * handlers only see the read-only struct ag_ctx, so there is nowhere else to
- * keep state shared by connections. Finished commands are kept for status
- * and log polls, the oldest dropped past a fixed count. */
+ * The registry lives as long as the agent: main.c creates it and lends it to
+ * the routes through struct ag_ctx (ctx->execd); it has its own lock, and
+ * each command remembers the registry it was created in. Finished commands
+ * are kept for status and log polls, the oldest dropped past a fixed count. */
 #ifndef ALLOX_AGENT_EXECD_REGISTRY_H
 #define ALLOX_AGENT_EXECD_REGISTRY_H
 
@@ -16,6 +16,7 @@
 #define AG_CMD_ID_LEN 32
 
 struct ag_cmd;
+struct execd_registry;
 
 struct ag_cmd_status {
 	char id[AG_CMD_ID_LEN + 1];
@@ -26,8 +27,15 @@ struct ag_cmd_status {
 	struct timespec started, finished;
 };
 
-/* Register a new running command; the caller holds one reference. NULL on ENOMEM. */
-struct ag_cmd *ag_cmd_create(const char *content, bool background);
+/* An empty registry, or NULL on failure. */
+struct execd_registry *execd_registry_new(void);
+/* Forget every listed command (NULL: nothing). Commands still referenced
+ * (a background pump winding down) stay valid: the registry's memory goes
+ * with the last of them. */
+void execd_registry_free(struct execd_registry *reg);
+
+/* Register a new running command in REG; the caller holds one reference. NULL on ENOMEM. */
+struct ag_cmd *ag_cmd_create(struct execd_registry *reg, const char *content, bool background);
 const char *ag_cmd_id(const struct ag_cmd *c);
 /* Its process group, once started (interrupts need it). */
 void ag_cmd_set_pid(struct ag_cmd *c, pid_t pid);
@@ -39,15 +47,15 @@ void ag_cmd_finish(struct ag_cmd *c, int exit_code, const char *error);
 void ag_cmd_put(struct ag_cmd *c);
 
 /* Copy the status of ID. 0, or -1 if unknown (or ENOMEM). */
-int ag_cmd_status_get(const char *id, struct ag_cmd_status *st);
+int ag_cmd_status_get(struct execd_registry *reg, const char *id, struct ag_cmd_status *st);
 void ag_cmd_status_free(struct ag_cmd_status *st);
 
 /* A new descriptor for the log of background command ID in *FD.
  * 0, -1 if unknown, -2 if it is not a background command, -3 on error. */
-int ag_cmd_log_dup(const char *id, int *fd);
+int ag_cmd_log_dup(struct execd_registry *reg, const char *id, int *fd);
 
 /* SIGTERM to its process group, SIGKILL after GRACE_MS if it has not ended.
  * 0, -1 if unknown, -2 if it is not running. */
-int ag_cmd_interrupt(const char *id, int grace_ms);
+int ag_cmd_interrupt(struct execd_registry *reg, const char *id, int grace_ms);
 
 #endif

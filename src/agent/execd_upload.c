@@ -14,6 +14,7 @@
 #include "execd_http.h"
 #include "execd_perm.h"
 #include "fs.h"
+#include "upload_sink.h"
 
 /* What MHD's multipart parser buffers at most (a part header must fit). */
 #define PP_BUFFER (64 * 1024)
@@ -23,7 +24,7 @@
 enum part { PART_NONE, PART_META, PART_FILE };
 
 struct upload {
-	struct MHD_PostProcessor *pp;
+	struct upload_sink sink;    /* first: the form parser's closure; .path is the temporary file */
 	enum part part;             /* the part being read */
 	uint64_t part_bytes;
 	size_t metas, files;
@@ -31,9 +32,8 @@ struct upload {
 	char *meta;
 	size_t meta_len;
 	bool meta_pending;
-	/* the file part being written */
-	int fd;
-	char *tmp, *target;
+	/* the file part being written (to sink) */
+	char *target;
 	struct ag_perm perm;
 	/* the first failure, answered once the body has been read */
 	bool failed;
@@ -61,23 +61,17 @@ static void fail(struct upload *u, unsigned status, const char *code, const char
 
 static void drop_file(struct upload *u)
 {
-	if (u->fd >= 0)
-		close(u->fd);
-	if (u->tmp)
-		unlink(u->tmp);
-	free(u->tmp);
+	upload_sink_discard(&u->sink);
 	free(u->target);
-	u->fd = -1;
-	u->tmp = u->target = NULL;
+	u->target = NULL;
 }
 
 static void upload_free(void *state)
 {
 	struct upload *u = state;
 
-	if (u->pp)
-		MHD_destroy_post_processor(u->pp);
-	drop_file(u);
+	upload_sink_release(&u->sink);
+	free(u->target);
 	free(u->meta);
 	free(u);
 }
@@ -94,20 +88,20 @@ static int open_tmp(struct upload *u)
 	for (tries = 0; tries < 16; tries++) {
 		if (getrandom(rnd, sizeof rnd, 0) < 0)
 			rnd[0] ^= (unsigned char)tries;
-		free(u->tmp);
-		if (asprintf(&u->tmp, "%.*s/.%s.%02x%02x%02x%02x.upload", (int)dir_len, u->target, slash + 1,
+		free(u->sink.path);
+		if (asprintf(&u->sink.path, "%.*s/.%s.%02x%02x%02x%02x.upload", (int)dir_len, u->target, slash + 1,
 			     rnd[0], rnd[1], rnd[2], rnd[3]) < 0) {
-			u->tmp = NULL;
+			u->sink.path = NULL;
 			errno = ENOMEM;
 			return -1;
 		}
-		u->fd = open(u->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0777);
-		if (u->fd >= 0 || errno != EEXIST)
+		u->sink.fd = open(u->sink.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0777);
+		if (u->sink.fd >= 0 || errno != EEXIST)
 			break;
 	}
-	if (u->fd < 0) {
-		free(u->tmp);
-		u->tmp = NULL;
+	if (u->sink.fd < 0) {
+		free(u->sink.path);
+		u->sink.path = NULL;
 		return -1;
 	}
 	return 0;
@@ -179,43 +173,26 @@ static void keep_old_perm(const struct upload *u, int fd)
  * (or, after a failure, throw it away). */
 static void end_file(struct upload *u)
 {
-	int fd = u->fd;
+	int fd = u->sink.fd;
 
 	if (fd < 0 || u->failed) {
 		drop_file(u);
 		return;
 	}
-	u->fd = -1;
+	u->sink.fd = -1;
 	keep_old_perm(u, fd);
-	if (ag_perm_apply(u->tmp, fd, &u->perm) < 0)
+	if (ag_perm_apply(u->sink.path, fd, &u->perm) < 0)
 		fail(u, MHD_HTTP_INTERNAL_SERVER_ERROR, AG_E_RUNTIME, "error chmoding file %s. %s", u->target,
 		     strerror(errno));
 	if (close(fd) < 0)
 		fail(u, MHD_HTTP_INTERNAL_SERVER_ERROR, AG_E_RUNTIME, "error writing file %s. %s", u->target,
 		     strerror(errno));
-	if (!u->failed && rename(u->tmp, u->target) < 0)
+	if (!u->failed && rename(u->sink.path, u->target) < 0)
 		fail(u, MHD_HTTP_INTERNAL_SERVER_ERROR, AG_E_RUNTIME, "error writing file %s. %s", u->target,
 		     strerror(errno));
-	if (!u->failed) {
-		free(u->tmp);
-		u->tmp = NULL;	/* in place: nothing left to remove */
-	}
+	if (!u->failed)
+		upload_sink_placed(&u->sink);	/* in place: nothing left to remove */
 	drop_file(u);
-}
-
-static int write_all(int fd, const char *data, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, data, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		data += w;
-		n -= (size_t)w;
-	}
-	return 0;
 }
 
 static void add_meta(struct upload *u, const char *data, size_t size)
@@ -271,7 +248,7 @@ static enum MHD_Result on_part(void *cls, enum MHD_ValueKind kind, const char *k
 		return MHD_YES;
 	if (part == PART_META)
 		add_meta(u, data, size);
-	else if (part == PART_FILE && write_all(u->fd, data, size) < 0)
+	else if (part == PART_FILE && upload_sink_write(&u->sink, data, size) < 0)
 		fail(u, MHD_HTTP_INTERNAL_SERVER_ERROR, AG_E_RUNTIME, "error copying file %s. %s", u->target,
 		     strerror(errno));
 	return MHD_YES;
@@ -279,22 +256,17 @@ static enum MHD_Result on_part(void *cls, enum MHD_ValueKind kind, const char *k
 
 int ag_execd_upload_body(struct ag_req *req, const char *data, size_t len)
 {
-	struct upload *u = req->state;
+	struct upload *u = upload_sink_state(req, sizeof *u, upload_free, on_part, PP_BUFFER);
 
-	if (!u) {
-		u = calloc(1, sizeof *u);
-		if (!u)
-			return -1;
-		u->fd = -1;
-		req->state = u;
-		req->free_state = upload_free;
-		u->pp = MHD_create_post_processor(req->conn, PP_BUFFER, on_part, u);
-		if (!u->pp)
-			fail(u, MHD_HTTP_BAD_REQUEST, AG_E_INVALID_FILE,
-			     "multipart form is empty: expected Content-Type multipart/form-data");
-	}
+	if (!u)
+		return -1;
+	/* No parser: not multipart. Only ever so from the first chunk on, and
+	 * only the first failure counts. */
+	if (!u->sink.pp)
+		fail(u, MHD_HTTP_BAD_REQUEST, AG_E_INVALID_FILE,
+		     "multipart form is empty: expected Content-Type multipart/form-data");
 	/* After a failure the rest of the body is only drained. */
-	if (!u->failed && MHD_post_process(u->pp, data, len) != MHD_YES)
+	if (!u->failed && upload_sink_feed(&u->sink, data, len) < 0)
 		fail(u, MHD_HTTP_BAD_REQUEST, AG_E_INVALID_FILE, "malformed multipart body");
 	return 0;
 }
@@ -305,12 +277,9 @@ enum MHD_Result ag_execd_upload(struct ag_req *req)
 
 	if (!u)
 		return ag_execd_error(req, MHD_HTTP_BAD_REQUEST, AG_E_INVALID_FILE, "multipart form is empty");
-	if (u->pp) {
-		/* Flushes the last part to on_part; fails on a truncated body. */
-		if (MHD_destroy_post_processor(u->pp) != MHD_YES)
-			fail(u, MHD_HTTP_BAD_REQUEST, AG_E_INVALID_FILE, "malformed or truncated multipart body");
-		u->pp = NULL;
-	}
+	/* Flushes the last part to on_part; fails on a truncated body. */
+	if (upload_sink_end_form(&u->sink) < 0)
+		fail(u, MHD_HTTP_BAD_REQUEST, AG_E_INVALID_FILE, "malformed or truncated multipart body");
 	if (!u->failed && u->part == PART_FILE)
 		end_file(u);
 	u->part = PART_NONE;

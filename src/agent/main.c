@@ -29,8 +29,10 @@
 
 #include <arpa/inet.h>
 
+#include "aio_session.h"
 #include "auth.h"
 #include "error.h"
+#include "execd_registry.h"
 #include "log.h"
 #include "reaper.h"
 #include "route.h"
@@ -68,6 +70,8 @@ struct agent {
 	struct ag_ctx ctx;
 	struct ag_reaper reaper;
 	int have_reaper;
+	struct aio_sessions *aio_sessions;
+	struct execd_registry *execd;
 	struct ag_supervisor sup;
 	struct ag_server server;
 	int sigfd;
@@ -325,12 +329,18 @@ static int run(struct agent *a, ax_error *err)
 	if (ag_reaper_init(&a->reaper) < 0)
 		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "cannot set up the reaper");
 	a->have_reaper = 1;
+	a->aio_sessions = aio_sessions_new();
+	a->execd = execd_registry_new();
+	if (!a->aio_sessions || !a->execd)
+		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "cannot set up the command registries");
 	a->ctx = (struct ag_ctx){
 		.sandbox_id = a->opt.sandbox_id,
 		.version = AG_VERSION,
 		.token = a->token,
 		.token_len = strlen(a->token),
 		.reaper = &a->reaper,
+		.aio_sessions = a->aio_sessions,
+		.execd = a->execd,
 		.started = time(NULL),
 	};
 	ag_log("allox-agent %s for sandbox %s (pid %d)", AG_VERSION, a->opt.sandbox_id, (int)getpid());
@@ -378,6 +388,9 @@ int main(int argc, char **argv)
 	rc = run(&a, &err);
 	if (rc < 0)
 		ag_log("%s", err.message);
+	/* The server has stopped: no request can reach these any more. */
+	aio_sessions_free(a.aio_sessions);
+	execd_registry_free(a.execd);
 	if (a.have_reaper)
 		ag_reaper_destroy(&a.reaper);
 	if (a.sigfd >= 0)

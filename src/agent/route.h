@@ -14,14 +14,20 @@
 #include <time.h>
 
 struct ag_reaper;
+struct aio_sessions;
+struct execd_registry;
 
-/* Read-only after start-up, shared by every connection thread. */
+/* Read-only after start-up, shared by every connection thread: the pointers
+ * never change; the objects behind them have their own locks. main.c owns
+ * them. */
 struct ag_ctx {
 	const char *sandbox_id;
 	const char *version;
 	const char *token;
 	size_t token_len;
 	struct ag_reaper *reaper;   /* register children you spawn and wait for; see reaper.h */
+	struct aio_sessions *aio_sessions;      /* AIO shell sessions; see aio_session.h */
+	struct execd_registry *execd;           /* execd commands by id; see execd_registry.h */
 	time_t started;
 };
 

@@ -42,5 +42,6 @@ enum MHD_Result ag_get_sandbox(struct ag_req *req)
 /* No shell sessions exist until the shell routes do: an empty map. */
 enum MHD_Result ag_get_shell_sessions(struct ag_req *req)
 {
-	return ag_reply_json(req, MHD_HTTP_OK, ag_envelope("Operation successful", aio_shell_sessions()));
+	return ag_reply_json(req, MHD_HTTP_OK,
+			     ag_envelope("Operation successful", aio_shell_sessions(req->ctx->aio_sessions)));
 }

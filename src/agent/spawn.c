@@ -83,20 +83,13 @@ struct spawn_failure {
 	int err;
 };
 
-/* Runs in the forked child: async-signal-safe calls only. fork rather than
- * posix_spawn because <spawn.h> is shadowed by this module's own header on
- * the agent's include path. */
-static void __attribute__((noreturn)) exec_child(const char *command, const char *cwd, char **env,
-						 int out_w, int err_w, int report_fd)
+void ag_child_setup(void)
 {
-	char *argv[] = { "sh", "-c", (char *)command, NULL };
-	struct spawn_failure f = { 0, 0 };
 	struct sigaction dfl;
 	sigset_t none;
-	int fd;
 
 	/* A group of its own lets a timeout or an interrupt reach everything
-	 * the command starts. */
+	 * the child starts. */
 	setpgid(0, 0);
 	/* Undo what the agent changed for itself: blocked signals and the
 	 * ignored SIGPIPE would otherwise survive exec. */
@@ -105,6 +98,32 @@ static void __attribute__((noreturn)) exec_child(const char *command, const char
 	sigaction(SIGPIPE, &dfl, NULL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+void ag_child_close_fds(int keep_fd)
+{
+	int fd;
+
+	/* Nothing of the agent's (listening socket, signalfd, other commands'
+	 * pipes) may leak into the child, whatever a future change forgets to
+	 * mark CLOEXEC. */
+	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+		for (fd = 3; fd < 1024; fd++)
+			if (fd != keep_fd)
+				close(fd);
+}
+
+/* Runs in the forked child: async-signal-safe calls only. fork rather than
+ * posix_spawn because <spawn.h> is shadowed by this module's own header on
+ * the agent's include path. */
+static void __attribute__((noreturn)) exec_child(const char *command, const char *cwd, char **env,
+						 int out_w, int err_w, int report_fd)
+{
+	char *argv[] = { "sh", "-c", (char *)command, NULL };
+	struct spawn_failure f = { 0, 0 };
+	int fd;
+
+	ag_child_setup();
 	fd = open("/dev/null", O_RDONLY);
 	if (fd < 0 || dup2(fd, STDIN_FILENO) < 0 || dup2(out_w, STDOUT_FILENO) < 0 ||
 	    dup2(err_w, STDERR_FILENO) < 0)
@@ -112,13 +131,7 @@ static void __attribute__((noreturn)) exec_child(const char *command, const char
 	f.stage = 1;
 	if (chdir(cwd) < 0)
 		goto fail;
-	/* Nothing of the agent's (listening socket, signalfd, other commands'
-	 * pipes) may leak into the command, whatever a future change forgets
-	 * to mark CLOEXEC. */
-	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
-		for (fd = 3; fd < 1024; fd++)
-			if (fd != report_fd)
-				close(fd);
+	ag_child_close_fds(report_fd);
 	f.stage = 2;
 	execve("/bin/sh", argv, env);
 fail:

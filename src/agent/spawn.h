@@ -33,4 +33,15 @@ void ag_proc_kill(const struct ag_proc *p, int sig);
 /* Close its pipes (it keeps running if it still does). */
 void ag_proc_close(struct ag_proc *p);
 
+/* In a freshly forked child (async-signal-safe; also used for the
+ * entrypoint, supervise.c): put it in a process group of its own and undo
+ * what the agent changed for itself (SIGPIPE ignored, signals blocked), which
+ * would otherwise survive exec. */
+void ag_child_setup(void);
+
+/* In a forked child just before exec: mark every descriptor from 3 up
+ * close-on-exec, or where close_range is missing close them all up to 1024
+ * except KEEP_FD. */
+void ag_child_close_fds(int keep_fd);
+
 #endif

@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +18,7 @@
 
 #include "fs.h"
 #include "log.h"
+#include "spawn.h"
 #include "timeutil.h"
 
 extern char **environ;
@@ -117,19 +117,9 @@ static char **child_environ(void)
 static void __attribute__((noreturn)) exec_child(char **argv, char **env, int report_fd)
 {
 	struct spawn_failure f = { 0, 0 };
-	struct sigaction dfl;
-	sigset_t none;
 	int fd;
 
-	setpgid(0, 0);
-	/* Undo what the agent changed for itself: blocked signals and the
-	 * ignored SIGPIPE would otherwise survive exec. */
-	memset(&dfl, 0, sizeof dfl);
-	dfl.sa_handler = SIG_DFL;
-	sigaction(SIGPIPE, &dfl, NULL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-
+	ag_child_setup();
 	fd = open("/dev/null", O_RDONLY);
 	if (fd < 0)
 		goto fail;
@@ -138,12 +128,7 @@ static void __attribute__((noreturn)) exec_child(char **argv, char **env, int re
 		close(fd);
 	}
 	dup2(STDERR_FILENO, STDOUT_FILENO);
-	/* Nothing of the agent's (listening socket, signalfd, ...) may leak into
-	 * the entrypoint, whatever a future change forgets to mark CLOEXEC. */
-	if (close_range(3, UINT_MAX, CLOSE_RANGE_CLOEXEC) < 0)
-		for (fd = 3; fd < 1024; fd++)
-			if (fd != report_fd)
-				close(fd);
+	ag_child_close_fds(report_fd);
 	f.stage = 1;
 	execvpe(argv[0], argv, env);
 fail:

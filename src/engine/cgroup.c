@@ -291,6 +291,10 @@ int ax_cg_freeze(const ax_cgroup *cg, bool frozen, ax_error *err)
 			return 0;
 		if (ax_rt_now_ms() > deadline)
 			break;
+		/* A v1 freezer can stay in FREEZING when a task was busy in the kernel
+		 * at the first attempt; asking again retries it (as runc does). */
+		if (v1 && frozen)
+			ax_rt_write_file(ctl, want);
 		ax_rt_sleep_us(us);
 		if (us < 10000)
 			us *= 2;

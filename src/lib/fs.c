@@ -63,8 +63,10 @@ int ax_read_file(const char *path, char **data, size_t *len, ax_error *err)
 	return 0;
 }
 
-static int write_all(int fd, const char *p, size_t len)
+int ax_write_all(int fd, const void *buf, size_t len)
 {
+	const char *p = buf;
+
 	while (len) {
 		ssize_t n = write(fd, p, len);
 
@@ -113,7 +115,7 @@ static int write_replace(const char *path, const void *data, size_t len, mode_t 
 		free(tmp);
 		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot write %s: %s", path, strerror(e));
 	}
-	if (fchmod(fd, mode) < 0 || write_all(fd, data, len) < 0 || (durable && fsync(fd) < 0)) {
+	if (fchmod(fd, mode) < 0 || ax_write_all(fd, data, len) < 0 || (durable && fsync(fd) < 0)) {
 		e = errno;
 		close(fd);
 		unlink(tmp);

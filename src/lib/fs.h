@@ -21,6 +21,10 @@ int ax_write_file_atomic(const char *path, const void *data, size_t len, mode_t 
  * informational (status files), where a fsync would slow every start. */
 int ax_write_file_replace(const char *path, const void *data, size_t len, mode_t mode, ax_error *err);
 
+/* Write all LEN bytes of BUF to FD, retrying short writes and EINTR.
+ * 0, or -1 with errno set. */
+int ax_write_all(int fd, const void *buf, size_t len);
+
 /* mkdir -p with MODE for each created component. */
 int ax_mkdir_p(const char *path, mode_t mode, ax_error *err);
 

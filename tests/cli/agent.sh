@@ -6,70 +6,24 @@ set -u
 
 : "${ALLOX_AGENT:?ALLOX_AGENT must point at the allox-agent binary}"
 : "${ALLOX_LISTEN_FD:?ALLOX_LISTEN_FD must point at the listen_fd test helper}"
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/allox-agent-test.XXXXXX")
+. "${TESTS_DIR:-tests}/cli/agent_lib.sh"
 AGENTS=""
 cleanup() {
 	for p in $AGENTS; do
 		kill -KILL "$p" 2>/dev/null
 	done
-	rm -rf "$TMP"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-export LC_ALL=C.UTF-8
-export HOME="$TMP/home"
-mkdir -p "$HOME"
+agent_test_init allox-agent-test
 unset WORKSPACE
 TOKEN=t0k3n-0123456789abcdef
-
-cases=0
-failed_cases=0
-case_failed=0
-name=""
 n=0
 
-t() {
-	name=$1
-	cases=$((cases + 1))
-	case_failed=0
-}
-
-fail() {
-	echo "FAIL: $name: $*" >&2
+fail_context() {
 	if [ -n "${DIR:-}" ] && [ -f "$DIR/err" ]; then
 		echo "--- agent stderr" >&2
 		cat "$DIR/err" >&2
 	fi
-	if [ -f "$TMP/body" ]; then
-		echo "--- last body" >&2
-		cat "$TMP/body" >&2
-		echo >&2
-	fi
-	[ "$case_failed" -eq 1 ] || failed_cases=$((failed_cases + 1))
-	case_failed=1
-}
-
-# until_true TENTHS CMD...: poll CMD every 0.1 s, at most TENTHS times.
-until_true() {
-	tries=$1
-	shift
-	while [ "$tries" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		tries=$((tries - 1))
-	done
-	"$@"
-}
-
-# alive PID: the process exists and is not a zombie.
-alive() {
-	[ -r "/proc/$1/stat" ] || return 1
-	st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)
-	[ -n "$st" ] && [ "$st" != Z ]
-}
-
-dead() {
-	! alive "$1"
+	last_body "last body"
 }
 
 # start_agent [-- ENTRYPOINT...]: start an agent in $DIR; sets PID and PORT.
@@ -78,14 +32,10 @@ start_agent() {
 	n=$((n + 1))
 	DIR="$TMP/a$n"
 	mkdir -p "$DIR"
-	# $WRAP (unquoted on purpose) may put a command such as unshare in front.
-	"$ALLOX_LISTEN_FD" "$DIR/port" --token "$TOKEN" ${WRAP:-} "$ALLOX_AGENT" --listen-fd 3 --token-fd 4 \
-		--sandbox-id "sb-$n" --status-file "$DIR/run/entrypoint.json" "$@" 2>"$DIR/err" &
-	PID=$!
+	# $WRAP may put a command such as unshare in front.
+	launch_agent "${WRAP:-}" "$DIR" "$DIR/err" "sb-$n" "$@"
 	AGENTS="$AGENTS $PID"
-	PORT=""
-	until_true 20 test -s "$DIR/port" || { fail "no port file"; return 1; }
-	PORT=$(cat "$DIR/port")
+	agent_port 20 "$DIR" || { fail "no port file"; return 1; }
 	until_true 20 test -s "$DIR/run/entrypoint.json" || { fail "no status file"; return 1; }
 }
 
@@ -113,16 +63,8 @@ req() {
 	code=$(curl "$@")
 }
 
-expect_code() {
-	[ "$code" = "$1" ] || fail "HTTP $code, expected $1"
-}
-
 expect_body() {
 	printf '%s' "$1" | cmp -s - "$TMP/body" || fail "body differs from: $1"
-}
-
-jq_body() {
-	jq -e "$1" "$TMP/body" >/dev/null 2>&1 || fail "body fails: $1"
 }
 
 status_is() {
@@ -402,5 +344,4 @@ else
 	echo "SKIP: $name (unshare cannot create a PID namespace here)"
 fi
 
-echo "$((cases - failed_cases)) passed, $failed_cases failed"
-[ "$failed_cases" -eq 0 ]
+summary

@@ -6,7 +6,7 @@ set -u
 
 : "${ALLOX_AGENT:?ALLOX_AGENT must point at the allox-agent binary}"
 : "${ALLOX_LISTEN_FD:?ALLOX_LISTEN_FD must point at the listen_fd test helper}"
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/allox-agent-aio.XXXXXX")
+. "${TESTS_DIR:-tests}/cli/agent_lib.sh"
 PID=""
 cleanup() {
 	# Commands the tests leave behind write their pids here.
@@ -14,64 +14,17 @@ cleanup() {
 		[ -f "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null
 	done
 	[ -n "$PID" ] && kill -KILL "$PID" 2>/dev/null
-	rm -rf "$TMP"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-export LC_ALL=C.UTF-8
-export HOME="$TMP/home"
-mkdir -p "$HOME" "$TMP/pids" "$TMP/wd"
+agent_test_init allox-agent-aio
+mkdir -p "$TMP/pids" "$TMP/wd"
 unset WORKSPACE
 TOKEN=t0k3n-aio-0123456789abcdef
 # Under valgrind every request is slower; scale the bounds, not the checks.
 SLOW=${ALLOX_TEST_SLOW:-1}
+POLL_SCALE=$SLOW
 
-cases=0
-failed_cases=0
-case_failed=0
-name=""
-
-t() {
-	name=$1
-	cases=$((cases + 1))
-	case_failed=0
-}
-
-fail() {
-	echo "FAIL: $name: $*" >&2
-	if [ -f "$TMP/body" ]; then
-		echo "--- last body (first 2000 bytes)" >&2
-		head -c 2000 "$TMP/body" >&2
-		echo >&2
-	fi
-	[ "$case_failed" -eq 1 ] || failed_cases=$((failed_cases + 1))
-	case_failed=1
-}
-
-# until_true TENTHS CMD...: poll CMD every 0.1 s, at most TENTHS times.
-until_true() {
-	tries=$(($1 * SLOW))
-	shift
-	while [ "$tries" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		tries=$((tries - 1))
-	done
-	"$@"
-}
-
-alive() {
-	[ -r "/proc/$1/stat" ] || return 1
-	st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)
-	[ -n "$st" ] && [ "$st" != Z ]
-}
-
-dead() {
-	! alive "$1"
-}
-
-now_ms() {
-	date +%s%3N
+fail_context() {
+	last_body "last body (first 2000 bytes)" 2000
 }
 
 # post PATH JSON: POST a JSON body; sets $code and $ms, body in $TMP/body.
@@ -96,14 +49,6 @@ sh_exec() {
 	post /v1/shell/exec "$(jq -nc --arg c "$1" "{command: \$c} ${2:+| $2}")"
 }
 
-expect_code() {
-	[ "$code" = "$1" ] || fail "HTTP $code, expected $1"
-}
-
-jq_body() {
-	jq -e "$@" "$TMP/body" >/dev/null 2>&1 || fail "body fails: $*"
-}
-
 faster_than() {
 	[ "$ms" -lt $(($1 * SLOW)) ] || fail "took $ms ms, expected under $(($1 * SLOW))"
 }
@@ -116,14 +61,11 @@ q() {
 	jq -nr --arg s "$1" '$s'
 }
 
+# $ALLOX_AGENT_WRAP may put a command such as valgrind in front.
 start_agent() {
-	"$ALLOX_LISTEN_FD" "$TMP/port" --token "$TOKEN" ${ALLOX_AGENT_WRAP:-} "$ALLOX_AGENT" --listen-fd 3 \
-		--token-fd 4 --sandbox-id sb-aio --status-file "$TMP/run/entrypoint.json" 2>"$TMP/agent.err" &
-	PID=$!
-	until_true 50 test -s "$TMP/port" || { echo "agent did not start" >&2; cat "$TMP/agent.err" >&2; exit 1; }
-	PORT=$(cat "$TMP/port")
-	until_true 100 curl -s -o /dev/null --max-time 2 -H "X-EXECD-ACCESS-TOKEN: $TOKEN" \
-		"http://127.0.0.1:$PORT/ping" || { echo "agent not serving" >&2; exit 1; }
+	launch_agent "${ALLOX_AGENT_WRAP:-}" "$TMP" "$TMP/agent.err" sb-aio
+	agent_port 50 "$TMP" || { echo "agent did not start" >&2; cat "$TMP/agent.err" >&2; exit 1; }
+	agent_ping 100 --max-time 2 || { echo "agent not serving" >&2; exit 1; }
 }
 
 start_agent
@@ -464,5 +406,4 @@ until_true 50 dead "$PID" || echo "agent did not stop on SIGTERM" >&2
 wait "$PID" 2>/dev/null
 PID=""
 
-echo "$((cases - failed_cases)) passed, $failed_cases failed"
-[ "$failed_cases" -eq 0 ]
+summary

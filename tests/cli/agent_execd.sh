@@ -8,7 +8,7 @@ set -u
 
 : "${ALLOX_AGENT:?ALLOX_AGENT must point at the allox-agent binary}"
 : "${ALLOX_LISTEN_FD:?ALLOX_LISTEN_FD must point at the listen_fd test helper}"
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/allox-execd-test.XXXXXX")
+. "${TESTS_DIR:-tests}/cli/agent_lib.sh"
 PID=""
 # A marker in the commands we start (as sleep durations), to find any
 # that outlive a test.
@@ -25,48 +25,13 @@ cleanup() {
 		until_true 100 dead "$PID" || kill -KILL "$PID" 2>/dev/null
 		wait "$PID" 2>/dev/null
 	fi
-	rm -rf "$TMP"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-export LC_ALL=C.UTF-8
-export HOME="$TMP/home"
-mkdir -p "$HOME"
+agent_test_init allox-execd-test
 TOKEN=t0k3n-execd-0123456789
 T_HDR="X-EXECD-ACCESS-TOKEN: $TOKEN"
 
-cases=0
-failed_cases=0
-case_failed=0
-name=""
-
-t() {
-	name=$1
-	cases=$((cases + 1))
-	case_failed=0
-}
-
-fail() {
-	echo "FAIL: $name: $*" >&2
-	if [ -f "$TMP/body" ]; then
-		echo "--- last body" >&2
-		head -c 2000 "$TMP/body" >&2
-		echo >&2
-	fi
-	[ "$case_failed" -eq 1 ] || failed_cases=$((failed_cases + 1))
-	case_failed=1
-}
-
-# until_true TENTHS CMD...: poll CMD every 0.1 s, at most TENTHS times.
-until_true() {
-	tries=$1
-	shift
-	while [ "$tries" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		tries=$((tries - 1))
-	done
-	"$@"
+fail_context() {
+	last_body "last body" 2000
 }
 
 # The agent's children (each the leader of a command's process group).
@@ -87,16 +52,6 @@ gone() {
 	! running "$1"
 }
 
-# PID has exited (a zombie counts: only wait can tell more).
-dead() {
-	st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)
-	[ -z "$st" ] || [ "$st" = Z ]
-}
-
-now_ms() {
-	echo $(($(date +%s%N) / 1000000))
-}
-
 # req METHOD PATH [CURL ARGS...]: sets $code; body in $TMP/body, headers in $TMP/headers.
 req() {
 	m=$1
@@ -111,17 +66,9 @@ run() {
 	req POST /command -N -H 'Content-Type: application/json' --data-binary "$1"
 }
 
-expect_code() {
-	[ "$code" = "$1" ] || fail "HTTP $code, expected $1"
-}
-
 # ev FILTER: FILTER holds for the array of events in $TMP/body.
 ev() {
 	jq -e -s "$1" "$TMP/body" >/dev/null 2>&1 || fail "events fail: $1"
-}
-
-jq_body() {
-	jq -e "$1" "$TMP/body" >/dev/null 2>&1 || fail "body fails: $1"
 }
 
 header() {
@@ -130,12 +77,10 @@ header() {
 
 # ---------------------------------------------------------------------------
 
-"$ALLOX_LISTEN_FD" "$TMP/port" --token "$TOKEN" "$ALLOX_AGENT" --listen-fd 3 --token-fd 4 \
-	--sandbox-id sb-execd --status-file "$TMP/run/entrypoint.json" 2>"$TMP/agent.err" &
-PID=$!
-until_true 30 test -s "$TMP/port" || { echo "FAIL: the agent did not start" >&2; cat "$TMP/agent.err" >&2; exit 1; }
-URL="http://127.0.0.1:$(cat "$TMP/port")"
-until_true 30 curl -s -o /dev/null -H "$T_HDR" "$URL/ping" || { echo "FAIL: no /ping" >&2; exit 1; }
+launch_agent "" "$TMP" "$TMP/agent.err" sb-execd
+agent_port 30 "$TMP" || { echo "FAIL: the agent did not start" >&2; cat "$TMP/agent.err" >&2; exit 1; }
+URL="http://127.0.0.1:$PORT"
+agent_ping 30 || { echo "FAIL: no /ping" >&2; exit 1; }
 
 t "stream framing: bare JSON events, init first, one terminal event last"
 run '{"command":"echo hello; echo world"}'
@@ -430,5 +375,4 @@ expect_code 200
 t "no command outlived its test"
 until_true 30 gone "$MARK" || fail "a command with the test marker still runs"
 
-echo "$((cases - failed_cases)) passed, $failed_cases failed"
-[ "$failed_cases" -eq 0 ]
+summary

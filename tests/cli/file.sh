@@ -249,12 +249,12 @@ expect_rc 2
 
 t "Ctrl-C aborts a download, exit 130, nothing partial"
 # -k: should SIGINT be ignored (a background job), don't copy 16 GiB.
-timeout -k 3 --preserve-status -s INT 1 "$ALLOX_CLI" file download /home/gem/huge "$W/huge" >"$TMP/out" 2>"$TMP/err"
+timeout -k 15 --preserve-status -s INT 1 "$ALLOX_CLI" file download /home/gem/huge "$W/huge" >"$TMP/out" 2>"$TMP/err"
 rc=$?
 expect_rc 130
 [ ! -e "$W/huge" ] || fail "target created"
 no_parts "$W"
-timeout -k 3 --preserve-status -s INT 1 "$ALLOX_CLI" file download /home/gem/huge "$W/huge-tree/f" >"$TMP/out" 2>"$TMP/err"
+timeout -k 15 --preserve-status -s INT 1 "$ALLOX_CLI" file download /home/gem/huge "$W/huge-tree/f" >"$TMP/out" 2>"$TMP/err"
 rc=$?
 expect_rc 130
 [ ! -e "$W/huge-tree" ] || fail "parents left"

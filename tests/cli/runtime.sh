@@ -7,6 +7,7 @@ set -u
 
 RT=${RT_TEST:-$(pwd)/tests/engine/rt_test}
 export LC_ALL=C
+. "${TESTS_DIR:-tests}/cli/agent_lib.sh"
 
 if [ "$(id -u)" != 0 ] || [ ! -x /usr/bin/bwrap ]; then
 	echo "SKIP: needs root and /usr/bin/bwrap"
@@ -36,34 +37,8 @@ trap 'exit 1' INT TERM
 
 sd() { echo "$SB/$P-$1"; }  # state dir of sandbox NAME (id $P-NAME)
 
-cases=0
-failed=0
-case_failed=0
-name=""
-
-t() {
-	name=$1
-	cases=$((cases + 1))
-	case_failed=0
-}
-
-fail() {
-	echo "FAIL: $name: $*" >&2
+fail_context() {
 	[ -s "$TMP/err" ] && sed 's/^/  stderr: /' "$TMP/err" >&2
-	[ "$case_failed" -eq 1 ] || failed=$((failed + 1))
-	case_failed=1
-}
-
-# wait_for TENTHS CMD...: retry CMD every 0.1 s, at most TENTHS times.
-wait_for() {
-	n=$1
-	shift
-	while [ "$n" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	return 1
 }
 
 # start_opts NAME IMAGE [rt_test options...] -- ARGV...: start sandbox $SB/NAME;
@@ -443,5 +418,4 @@ grep -q '"cgroup":false' "$TMP/nocg.start" || fail "claims cgroups: $(cat "$TMP/
 grep -q 'SIGSTOP' "$TMP/nocg.start" || fail "no note: $(cat "$TMP/nocg.start")"
 [ "$(cat "$TMP/nocg.state")" = T ] || fail "PID 1 state while frozen: $(cat "$TMP/nocg.state")"
 
-echo "$((cases - failed)) passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary

@@ -38,7 +38,7 @@ set -u
 
 HERE=$TESTS_DIR/conformance
 SPEC=${OPENSANDBOX_SPEC:-$HERE/sandbox-lifecycle.yml}
-PRISM=$HERE/node_modules/.bin/prism
+PRISM=${PRISM:-$HERE/node_modules/.bin/prism}
 PRISM_START_TIMEOUT=${PRISM_START_TIMEOUT:-30}
 KEY=conformance-key-$$
 

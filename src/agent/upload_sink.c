@@ -1,0 +1,70 @@
+#include "upload_sink.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "fs.h"
+
+void *upload_sink_state(struct ag_req *req, size_t size, void (*free_state)(void *state),
+			MHD_PostDataIterator on_part, size_t pp_buffer)
+{
+	struct upload_sink *s = req->state;
+
+	if (s)
+		return s;
+	s = calloc(1, size);
+	if (!s)
+		return NULL;
+	s->fd = -1;
+	req->state = s;
+	req->free_state = free_state;
+	/* NULL unless the Content-Type is a form MHD can parse. */
+	s->pp = MHD_create_post_processor(req->conn, pp_buffer, on_part, s);
+	return s;
+}
+
+int upload_sink_feed(struct upload_sink *s, const char *data, size_t len)
+{
+	return s->pp && MHD_post_process(s->pp, data, len) == MHD_YES ? 0 : -1;
+}
+
+int upload_sink_end_form(struct upload_sink *s)
+{
+	enum MHD_Result rc;
+
+	if (!s->pp)
+		return 0;
+	rc = MHD_destroy_post_processor(s->pp);
+	s->pp = NULL;
+	return rc == MHD_YES ? 0 : -1;
+}
+
+int upload_sink_write(struct upload_sink *s, const void *data, size_t len)
+{
+	return ax_write_all(s->fd, data, len);
+}
+
+void upload_sink_placed(struct upload_sink *s)
+{
+	free(s->path);
+	s->path = NULL;
+}
+
+void upload_sink_discard(struct upload_sink *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+	if (s->path)
+		unlink(s->path);
+	free(s->path);
+	s->path = NULL;
+}
+
+void upload_sink_release(struct upload_sink *s)
+{
+	if (s->pp)
+		MHD_destroy_post_processor(s->pp);
+	s->pp = NULL;
+	upload_sink_discard(s);
+}
