@@ -119,12 +119,12 @@ static bool unref_locked(struct ag_cmd *c)
 	return true;
 }
 
-/* Unlist the oldest finished commands past KEEP_MAX. Lock held. */
+/* Unlist the oldest finished commands until one more fits under KEEP_MAX. Lock held. */
 static void evict_locked(struct execd_registry *reg)
 {
 	struct ag_cmd **pp = &reg->head, *prev = NULL;
 
-	while (reg->count > KEEP_MAX && *pp) {
+	while (reg->count >= KEEP_MAX && *pp) {
 		struct ag_cmd *c = *pp;
 
 		if (c->running) {
@@ -188,6 +188,8 @@ struct ag_cmd *ag_cmd_create(struct execd_registry *reg, const char *content, bo
 	c->listed = true;
 	clock_gettime(CLOCK_REALTIME, &c->started);
 	pthread_mutex_lock(&reg->lock);
+	/* Make room first, so the new command is never a candidate. */
+	evict_locked(reg);
 	if (reg->tail)
 		reg->tail->next = c;
 	else
@@ -195,7 +197,6 @@ struct ag_cmd *ag_cmd_create(struct execd_registry *reg, const char *content, bo
 	reg->tail = c;
 	reg->count++;
 	reg->alive++;
-	evict_locked(reg);
 	pthread_mutex_unlock(&reg->lock);
 	return c;
 }
