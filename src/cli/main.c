@@ -16,24 +16,38 @@
 
 static const char *const prog = "allox-cli";
 
-/* Set by SIGINT once a command has asked to handle interrupts itself. */
+/* The signal (SIGINT or SIGTERM) received once a command has asked to handle
+ * interrupts itself; 0 before. */
 static volatile sig_atomic_t interrupted;
 
 static void on_interrupt(int sig)
 {
-	(void)sig;
-	interrupted = 1;
+	/* A second one means "now": die without waiting for the cleanup. */
+	if (interrupted) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
+	interrupted = sig;
+}
+
+static void catch_one(int sig)
+{
+	struct sigaction sa, old;
+
+	/* A signal ignored at start (a background job in a script) stays ignored. */
+	if (sigaction(sig, NULL, &old) < 0 || old.sa_handler == SIG_IGN)
+		return;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_interrupt;
+	sigemptyset(&sa.sa_mask);
+	/* No SA_RESTART: a blocked poll or read wakes up and the command notices. */
+	sigaction(sig, &sa, NULL);
 }
 
 static void catch_interrupts(void)
 {
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_interrupt;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	catch_one(SIGINT);
+	catch_one(SIGTERM);
 }
 
 /* Like curl: make sure 0-2 are open, so no file we open later becomes stdout. */

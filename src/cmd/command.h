@@ -119,9 +119,10 @@ typedef struct ax_ctx {
 	FILE *out;                 /* results */
 	FILE *err;                 /* progress, warnings, errors */
 	bool verbose;
-	/* Commands that must clean up on Ctrl-C (stop a remote command, remove a
-	 * staging file) call catch_interrupts() and then poll *interrupted;
-	 * others are simply ended by SIGINT. */
+	/* Commands that must clean up on Ctrl-C or SIGTERM (stop a remote
+	 * command, remove a staging file) call catch_interrupts() and then poll
+	 * *interrupted, which becomes the signal's number; they exit 128+signal.
+	 * Other commands are simply ended by the signal. */
 	volatile sig_atomic_t *interrupted;
 	void (*catch_interrupts)(void);
 } ax_ctx;

@@ -17,6 +17,7 @@
 int ax_file_connect(ax_ctx *ctx, const char *id, ax_file_conn *c, ax_error *err)
 {
 	memset(c, 0, sizeof *c);
+	c->interrupted = ctx->interrupted;
 	c->timeout_s = (long)ax_config_int(ctx->config, "request_timeout");
 	if (c->timeout_s <= 0)
 		c->timeout_s = 30;
@@ -93,57 +94,14 @@ int ax_file_mode_option(const ax_args *args, const char *name, int defval, int *
 	return 0;
 }
 
-static volatile sig_atomic_t caught;
-
-static void on_signal(int sig)
+int ax_file_interrupted(const ax_file_conn *c)
 {
-	/* A second Ctrl-C means "now": die without waiting for the cleanup. */
-	if (caught) {
-		signal(sig, SIG_DFL);
-		raise(sig);
-	}
-	caught = sig;
+	return c->interrupted ? (int)*c->interrupted : 0;
 }
 
-static bool install(int sig, struct sigaction *old)
+int ax_file_interrupt_fail(const ax_file_conn *c, ax_error *err)
 {
-	struct sigaction sa;
-
-	if (sigaction(sig, NULL, old) < 0 || old->sa_handler == SIG_IGN)
-		return false;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	/* No SA_RESTART: a blocked poll or read wakes up and the transfer notices. */
-	sa.sa_flags = 0;
-	return sigaction(sig, &sa, NULL) == 0;
-}
-
-void ax_file_signals_begin(ax_file_signals *s)
-{
-	memset(s, 0, sizeof *s);
-	caught = 0;
-	s->int_set = install(SIGINT, &s->old_int);
-	s->term_set = install(SIGTERM, &s->old_term);
-}
-
-void ax_file_signals_end(ax_file_signals *s)
-{
-	if (s->int_set)
-		sigaction(SIGINT, &s->old_int, NULL);
-	if (s->term_set)
-		sigaction(SIGTERM, &s->old_term, NULL);
-	s->int_set = s->term_set = false;
-}
-
-int ax_file_interrupted(void)
-{
-	return caught;
-}
-
-int ax_file_interrupt_fail(ax_error *err)
-{
-	int sig = caught ? caught : SIGINT;
+	int sig = ax_file_interrupted(c) ? ax_file_interrupted(c) : SIGINT;
 
 	return ax_fail(err, 128 + sig, "INTERRUPTED", "%s", sig == SIGINT ? "Interrupted" : "Terminated");
 }
@@ -152,8 +110,8 @@ static int xfer_tick(void *ud, unsigned long long done, long long total, ax_erro
 {
 	ax_file_xfer *t = ud;
 
-	if (ax_file_interrupted())
-		return ax_file_interrupt_fail(err);
+	if (ax_file_interrupted(t->conn))
+		return ax_file_interrupt_fail(t->conn, err);
 	if (!t->own_total && total >= 0)
 		ax_progress_set_total(&t->bar, total);
 	ax_progress_update(&t->bar, t->base + done);
@@ -164,6 +122,7 @@ void ax_file_xfer_start(ax_file_xfer *t, const ax_file_conn *c, const char *labe
 			size_t buffer_size)
 {
 	memset(t, 0, sizeof *t);
+	t->conn = c;
 	ax_progress_start(&t->bar, label, total);
 	t->own_total = total >= 0;
 	t->x.tick = xfer_tick;
@@ -372,8 +331,8 @@ int ax_file_fetch(ax_file_conn *c, ax_file_xfer *t, const char *remote, const ch
 	}
 	if (close(fd) < 0 && rc == 0)
 		rc = ax_fail(err, AX_EXIT_FAILURE, "IO", "Cannot write %s: %s", path, strerror(errno));
-	if (rc == 0 && ax_file_interrupted())
-		rc = ax_file_interrupt_fail(err);
+	if (rc == 0 && ax_file_interrupted(c))
+		rc = ax_file_interrupt_fail(c, err);
 	if (rc < 0)
 		unlink(path);
 	else

@@ -17,6 +17,7 @@ typedef struct ax_file_conn {
 	ax_http execd;
 	long timeout_s;        /* connection.request_timeout: plain calls, and stall limit for streams */
 	bool lc_open, execd_open;
+	volatile sig_atomic_t *interrupted;  /* ctx->interrupted */
 } ax_file_conn;
 
 int ax_file_connect(ax_ctx *ctx, const char *id, ax_file_conn *c, ax_error *err);
@@ -29,23 +30,12 @@ int ax_file_check_encoding(const ax_args *args, ax_error *err);
  * error for anything that is not up to four octal digits. DEFVAL when unset. */
 int ax_file_mode_option(const ax_args *args, const char *name, int defval, int *mode, ax_error *err);
 
-/*
- * SIGINT/SIGTERM while a transfer runs: the handler only records the signal;
- * the transfer's tick notices, aborts, cleans up, and the command exits
- * 128+signal. A SIGINT that was ignored when we started (a background job of
- * a script) stays ignored.
- */
-typedef struct ax_file_signals {
-	struct sigaction old_int, old_term;
-	bool int_set, term_set;
-} ax_file_signals;
-
-void ax_file_signals_begin(ax_file_signals *s);
-void ax_file_signals_end(ax_file_signals *s);
-/* The signal received since begin, or 0. */
-int ax_file_interrupted(void);
+/* Ctrl-C and SIGTERM go through the context (ctx->catch_interrupts): the
+ * connection keeps a pointer to the flag so deep loops can see it. */
+/* The signal received since the command began catching them, or 0. */
+int ax_file_interrupted(const ax_file_conn *c);
 /* Fill ERR for the received signal (exit 128+signal); -1. */
-int ax_file_interrupt_fail(ax_error *err);
+int ax_file_interrupt_fail(const ax_file_conn *c, ax_error *err);
 
 /* Progress of a whole command (one or many requests) and the tick that feeds
  * it and watches for signals. BASE is what earlier requests moved. */
@@ -54,6 +44,7 @@ typedef struct ax_file_xfer {
 	unsigned long long base;
 	bool own_total;        /* the command knows the total; ignore per-request totals */
 	ax_execd_xfer x;
+	const ax_file_conn *conn;
 } ax_file_xfer;
 
 void ax_file_xfer_start(ax_file_xfer *t, const ax_file_conn *c, const char *label, long long total,

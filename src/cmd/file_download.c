@@ -184,7 +184,6 @@ int ax_cmd_file_download(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_er
 	target tg = { .given = ax_arg_string(args, "LOCAL") };
 	ax_file_tree_result got = { 0 };
 	ax_file_conn c;
-	ax_file_signals sig;
 	ax_file_xfer t;
 	char resolved[PATH_MAX], *id = NULL;
 	long long chunk = chunk_size(args, err);
@@ -198,7 +197,7 @@ int ax_cmd_file_download(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_er
 	id = ax_resolve_sandbox(ctx, args, err);
 	if (!id || ax_file_connect(ctx, id, &c, err) < 0)
 		goto out;
-	ax_file_signals_begin(&sig);
+	ctx->catch_interrupts();
 	ax_file_xfer_start(&t, &c, "download", -1, (size_t)chunk);
 	if (make_parents(&tg, err) == 0) {
 		if (recursive) {
@@ -211,7 +210,6 @@ int ax_cmd_file_download(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_er
 	if (rc < 0)
 		undo_parents(&tg);
 	ax_file_xfer_end(&t);
-	ax_file_signals_end(&sig);
 	if (rc < 0)
 		goto out;
 	if (!realpath(tg.abs, resolved))

@@ -122,8 +122,8 @@ static int walk(ax_file_conn *c, tree *t, ax_error *err)
 		json_t *entries = NULL, *e;
 		size_t i;
 
-		if (ax_file_interrupted())
-			return ax_file_interrupt_fail(err);
+		if (ax_file_interrupted(c))
+			return ax_file_interrupt_fail(c, err);
 		if (ax_execd_list(&c->execd, dir, 1, &entries, err) < 0)
 			return -1;
 		json_array_foreach(entries, i, e) {
@@ -277,8 +277,8 @@ int ax_file_tree_download(ax_file_conn *c, ax_file_xfer *x, const char *remote, 
 	}
 	if (fill_stage(c, x, &t, stage, &out->bytes, err) < 0)
 		goto out;
-	if (ax_file_interrupted()) {
-		ax_file_interrupt_fail(err);
+	if (ax_file_interrupted(c)) {
+		ax_file_interrupt_fail(c, err);
 		goto out;
 	}
 	mask = umask(0);

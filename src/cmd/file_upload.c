@@ -186,10 +186,10 @@ static int send_tree(ax_file_conn *c, ax_file_xfer *t, const plan *p, const char
 		unsigned long long n = 0;
 		int frc;
 
-		if (ax_file_interrupted()) {
+		if (ax_file_interrupted(c)) {
 			free(l);
 			free(r);
-			ax_file_interrupt_fail(err);
+			ax_file_interrupt_fail(c, err);
 			goto out;
 		}
 		frc = l && r ? send_file(c, t, l, r, mode, p->follow, &n, err) : oom(err);
@@ -224,7 +224,6 @@ int ax_cmd_file_upload(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_erro
 	bool recursive = ax_arg_flag(args, "recursive");
 	plan p = { .follow = ax_arg_flag(args, "follow-symlinks") };
 	ax_file_conn c;
-	ax_file_signals sig;
 	ax_file_xfer t;
 	char *local = NULL, *id = NULL, *root = NULL, resolved[PATH_MAX];
 	unsigned long long sent = 0;
@@ -253,14 +252,13 @@ int ax_cmd_file_upload(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_erro
 	}
 	if (ax_file_connect(ctx, id, &c, err) < 0)
 		goto out;
-	ax_file_signals_begin(&sig);
+	ctx->catch_interrupts();
 	ax_file_xfer_start(&t, &c, "upload", recursive ? (long long)p.bytes : -1, 0);
 	if (recursive)
 		rc = send_tree(&c, &t, &p, local, root, mode, dmode, &sent, err);
 	else
 		rc = send_file(&c, &t, local, remote, mode, p.follow, &sent, err);
 	ax_file_xfer_end(&t);
-	ax_file_signals_end(&sig);
 	if (rc < 0)
 		goto out;
 	res->kind = AX_RESULT_DATA;

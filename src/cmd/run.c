@@ -13,7 +13,6 @@
 #include "runtime.h"
 
 #define EXIT_TIMEOUT 124
-#define EXIT_INTERRUPTED 130
 
 typedef struct run_output {
 	ax_ctx *ctx;
@@ -110,7 +109,7 @@ int ax_cmd_run(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 		code = EXIT_TIMEOUT;
 		fprintf(ctx->err, "Error: command timed out after %llds\n", secs);
 	} else if (end == AX_COMMAND_INTERRUPTED) {
-		code = EXIT_INTERRUPTED;
+		code = 128 + (int)*ctx->interrupted;
 		fprintf(ctx->err, "Interrupted: the command was stopped\n");
 	}
 	if (o.collect) {

@@ -85,16 +85,18 @@ while [ $i -lt 20 ]; do
 done
 
 t "Ctrl-C stops the remote command and exits 130"
-"$ALLOX_CLI" run -- sh -c 'echo started; sleep 30' > "$TMP/int" 2>&1 &
-pid=$!
-i=0
-while [ $i -lt 40 ] && ! grep -q started "$TMP/int"; do sleep 0.05; i=$((i + 1)); done
-kill -INT $pid
-wait $pid
+# timeout delivers SIGINT as a terminal would (a background job of a script ignores it).
+timeout -k 15 --preserve-status -s INT 2 "$ALLOX_CLI" run -- sh -c 'echo started; sleep 30' > "$TMP/int" 2>&1
 code=$?
 [ "$code" -eq 130 ] || fail "exit $code after SIGINT"
+grep -q '^started$' "$TMP/int" || fail "no output before the interrupt"
 run allox run -- sh -c 'ps -o comm= -e 2>/dev/null | grep -c "^sleep$" || true'
 [ "$(cat "$TMP/out")" = 0 ] || fail "remote sleep still running"
+
+t "SIGTERM stops the remote command and exits 143"
+timeout -k 15 --preserve-status -s TERM 2 "$ALLOX_CLI" run -- sleep 30 > "$TMP/int" 2>&1
+code=$?
+[ "$code" -eq 143 ] || fail "exit $code after SIGTERM"
 
 t "aio exec quotes what you type"
 run allox aio exec -- sh -c "echo v1 > /home/gem/version.txt"
