@@ -76,6 +76,9 @@ HERE=$TESTS_DIR/conformance
 XSPEC=${EXECD_SPEC:-$HERE/execd-api.yaml}
 ASPEC=${AIO_SPEC:-$HERE/aio-sandbox-openapi.json}
 PRISM=${PRISM:-$HERE/node_modules/.bin/prism}
+# The modules installed with prism (js-yaml, ajv): beside the prism in use, so
+# a build tree without node_modules (make distcheck) borrows the source tree's.
+MODULES=$(dirname "$(dirname "$PRISM")")
 PRISM_START_TIMEOUT=${PRISM_START_TIMEOUT:-30}
 export ALLOX_ENGINE
 
@@ -314,7 +317,7 @@ stream_check() {
 		}
 		if (!frames.length) r.errors.push("no events");
 		process.stdout.write(JSON.stringify(r));
-	' "$1" "$XSPEC" "$HERE/node_modules" >"$TMP/events" 2>"$TMP/events.err" || echo '{"errors":["stream_check failed"]}' >"$TMP/events"
+	' "$1" "$XSPEC" "$MODULES" >"$TMP/events" 2>"$TMP/events.err" || echo '{"errors":["stream_check failed"]}' >"$TMP/events"
 	if ! jtrue "$TMP/events" 'd.errors.length === 0'; then
 		cat "$TMP/events" >>"$TMP/err"
 		return 1
@@ -381,8 +384,8 @@ if ! "$PRISM" --version >"$TMP/out" 2>"$TMP/err"; then
 fi
 ok "prism $(cat "$TMP/out") installed"
 for m in js-yaml ajv ajv-formats; do
-	if [ ! -d "$HERE/node_modules/$m" ]; then
-		not_ok "inputs" "$HERE/node_modules/$m missing (installed with prism): run 'npm ci --prefix $HERE'"
+	if [ ! -d "$MODULES/$m" ]; then
+		not_ok "inputs" "$MODULES/$m missing (installed with prism): run 'npm ci --prefix $HERE'"
 		finish
 	fi
 done
