@@ -1,36 +1,7 @@
 #!/bin/sh
 # file cat | write | upload | download against a real local engine in a private ALLOX_HOME.
 . "${TESTS_DIR:-tests}/cli/lib.sh"
-
-STATE="$ALLOX_HOME/engine/sandboxes"
-
-engine_pid() {
-	cat "$ALLOX_HOME/run/engine.pid" 2>/dev/null
-}
-
-stop_engine() {
-	pid=$(engine_pid)
-	[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
-	for d in "$STATE"/*/; do
-		[ -f "$d/record.json" ] || continue
-		p=$(jq -r '.runtime.initPid // empty' "$d/record.json")
-		[ -n "$p" ] && kill -9 "$p" 2>/dev/null
-	done
-}
-trap 'stop_engine; rm -rf "$TMP"' EXIT
-
-# wait_until SECONDS CMD...: poll every 100 ms.
-wait_until() {
-	limit=$(( $1 * 10 ))
-	shift
-	i=0
-	while [ $i -lt $limit ]; do
-		"$@" && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
+. "${TESTS_DIR:-tests}/cli/engine_lib.sh"
 
 # No staging leftovers (.NAME.RANDOM.part) in DIR.
 no_parts() {

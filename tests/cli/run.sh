@@ -1,17 +1,7 @@
 #!/bin/sh
 # run and aio exec/read against a real local engine: streaming, exit statuses, timeouts.
 . "${TESTS_DIR:-tests}/cli/lib.sh"
-
-stop_engine() {
-	pid=$(cat "$ALLOX_HOME/run/engine.pid" 2>/dev/null)
-	for rec in "$ALLOX_HOME"/engine/sandboxes/*/record.json; do
-		[ -f "$rec" ] || continue
-		p=$(jq -r '.runtime.initPid // empty' "$rec")
-		[ -n "$p" ] && kill -9 "$p" 2>/dev/null
-	done
-	[ -n "$pid" ] && kill "$pid" 2>/dev/null
-}
-trap 'stop_engine; rm -rf "$TMP"' EXIT
+. "${TESTS_DIR:-tests}/cli/engine_lib.sh"
 
 allox sandbox create -o json > "$TMP/created" || { echo "cannot create a sandbox"; exit 1; }
 ID=$(jq -r .id "$TMP/created")

@@ -4,41 +4,7 @@
 
 export ALLOX_ENGINE_CLOCK_OFFSET_FILE="$TMP/clock"
 echo 0 > "$ALLOX_ENGINE_CLOCK_OFFSET_FILE"
-STATE="$ALLOX_HOME/engine/sandboxes"
-
-engine_pid() {
-	cat "$ALLOX_HOME/run/engine.pid" 2>/dev/null
-}
-
-stop_engine() {
-	pid=$(engine_pid)
-	[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
-	# Sandboxes of this home keep running; end them so nothing outlives the test.
-	for d in "$STATE"/*/; do
-		[ -f "$d/record.json" ] || continue
-		p=$(jq -r '.runtime.initPid // empty' "$d/record.json")
-		[ -n "$p" ] && kill -9 "$p" 2>/dev/null
-	done
-}
-trap 'stop_engine; rm -rf "$TMP"' EXIT
-
-# alive PID: a process that runs (a zombie has ended; the host's init may be slow to reap it).
-alive() {
-	[ -e "/proc/$1/stat" ] && ! grep -q '^[0-9]* (.*) Z' "/proc/$1/stat"
-}
-
-# wait_until SECONDS CMD...: poll every 50 ms.
-wait_until() {
-	limit=$(( $1 * 20 ))
-	shift
-	i=0
-	while [ $i -lt $limit ]; do
-		"$@" && return 0
-		sleep 0.05
-		i=$((i + 1))
-	done
-	return 1
-}
+. "${TESTS_DIR:-tests}/cli/engine_lib.sh"
 
 t "create starts the engine and waits for the runtime"
 run allox sandbox create -o json
