@@ -37,6 +37,7 @@ set -u
 : "${TESTS_DIR:?TESTS_DIR must point at the tests directory}"
 
 HERE=$TESTS_DIR/conformance
+. "$HERE/lib.sh"
 SPEC=${OPENSANDBOX_SPEC:-$HERE/sandbox-lifecycle.yml}
 PRISM=${PRISM:-$HERE/node_modules/.bin/prism}
 PRISM_START_TIMEOUT=${PRISM_START_TIMEOUT:-30}
@@ -54,39 +55,11 @@ unset ALLOX_API_KEY ALLOX_DOMAIN ALLOX_PROTOCOL ALLOX_REQUEST_TIMEOUT OPEN_SANDB
 	COLUMNS http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
 export NO_COLOR=1 LC_ALL=C.UTF-8 NO_UPDATE_NOTIFIER=1
 
-ok() {
-	passed=$((passed + 1))
-	echo "ok: $1"
-}
-
-# not_ok NAME WHY [FILE...]: count a failure and show the files that explain it.
-not_ok() {
-	failed=$((failed + 1))
-	echo "FAIL: $1: $2" >&2
-	shift 2
-	for f in "$@"; do
-		[ -s "$f" ] || continue
-		echo "--- $(basename "$f")" >&2
-		tail -n 40 "$f" >&2
-		[ -z "$(tail -c 1 "$f")" ] || echo >&2
-	done
-}
-
 # check NAME COND-COMMAND...: ok when the command succeeds.
 check() {
 	name=$1
 	shift
 	if "$@"; then ok "$name"; else not_ok "$name" "$*" "$TMP/out" "$TMP/err"; fi
-}
-
-# Process state letter (R, S, Z...) or nothing once it is gone.
-proc_state() {
-	sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1
-}
-
-alive() {
-	st=$(proc_state "$1")
-	[ -n "$st" ] && [ "$st" != Z ]
 }
 
 # Child processes of PID, recursively (read before PID goes).
@@ -139,39 +112,9 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-finish() {
-	echo "$passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
-	exit $?
-}
-
-# jq-like reading with node (prism needs node anyway): jv FILE EXPR prints
-# the value of the JavaScript expression EXPR, where d is the parsed file.
-jv() {
-	node -e '
-		const fs = require("fs");
-		let d;
-		try { d = JSON.parse(fs.readFileSync(process.argv[1], "utf8")); } catch (e) { process.exit(3); }
-		const v = eval(process.argv[2]);
-		process.stdout.write(typeof v === "string" ? v : JSON.stringify(v === undefined ? null : v));
-	' "$1" "$2" 2>/dev/null
-}
-
-# jtrue FILE EXPR: EXPR is true of the parsed file.
-jtrue() {
-	[ "$(jv "$1" "$2")" = true ]
-}
-
 # Exactly the spec's ErrorResponse: {code: string, message: string}, nothing else.
 ERROR_ENVELOPE='typeof d === "object" && d !== null && Object.keys(d).sort().join() === "code,message" &&
 	typeof d.code === "string" && typeof d.message === "string"'
-
-free_port() {
-	node -e '
-		const s = require("net").createServer();
-		s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });
-	'
-}
 
 # req NAME METHOD URL [BODY] [extra curl args...]: response body in $TMP/out,
 # headers in $TMP/hdr, status in $code.
@@ -191,17 +134,6 @@ req() {
 			2>"$TMP/err")
 	fi
 	echo "$_n: $_m $_u -> $code" >>"$TMP/requests.log"
-}
-
-# wait_http URL SECONDS PID: until URL answers anything over HTTP (bounded).
-wait_http() {
-	_end=$(($(date +%s) + $2))
-	while [ "$(date +%s)" -lt "$_end" ]; do
-		alive "$3" || return 1
-		curl -s -o /dev/null --max-time 2 "$1" && return 0
-		sleep 0.3
-	done
-	return 1
 }
 
 # cli DOMAIN ARGS...: run allox-cli against DOMAIN; $rc, $TMP/out, $TMP/err.

@@ -73,6 +73,7 @@ set -u
 : "${TESTS_DIR:?TESTS_DIR must point at the tests directory}"
 
 HERE=$TESTS_DIR/conformance
+. "$HERE/lib.sh"
 XSPEC=${EXECD_SPEC:-$HERE/execd-api.yaml}
 ASPEC=${AIO_SPEC:-$HERE/aio-sandbox-openapi.json}
 PRISM=${PRISM:-$HERE/node_modules/.bin/prism}
@@ -95,39 +96,11 @@ unset ALLOX_API_KEY ALLOX_DOMAIN ALLOX_PROTOCOL ALLOX_REQUEST_TIMEOUT OPEN_SANDB
 	COLUMNS http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
 export NO_COLOR=1 LC_ALL=C.UTF-8 NO_UPDATE_NOTIFIER=1
 
-ok() {
-	passed=$((passed + 1))
-	echo "ok: $1"
-}
-
-# not_ok NAME WHY [FILE...]: count a failure and show the files that explain it.
-not_ok() {
-	failed=$((failed + 1))
-	echo "FAIL: $1: $2" >&2
-	shift 2
-	for f in "$@"; do
-		[ -s "$f" ] || continue
-		echo "--- $(basename "$f")" >&2
-		tail -n 40 "$f" >&2
-		[ -z "$(tail -c 1 "$f")" ] || echo >&2
-	done
-}
-
 # check NAME COND-COMMAND...: ok when the command succeeds.
 check() {
 	name=$1
 	shift
 	if "$@"; then ok "$name"; else not_ok "$name" "$*" "$TMP/hdr" "$TMP/out" "$TMP/err"; fi
-}
-
-# Process state letter (R, S, Z...) or nothing once it is gone.
-proc_state() {
-	sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1
-}
-
-alive() {
-	st=$(proc_state "$1")
-	[ -n "$st" ] && [ "$st" != Z ]
 }
 
 # stop PID...: TERM, wait up to 5 s, then KILL.
@@ -183,36 +156,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
-
-finish() {
-	echo "$passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
-	exit $?
-}
-
-# jq-like reading with node (prism needs node anyway): jv FILE EXPR prints
-# the value of the JavaScript expression EXPR, where d is the parsed file.
-jv() {
-	node -e '
-		const fs = require("fs");
-		let d;
-		try { d = JSON.parse(fs.readFileSync(process.argv[1], "utf8")); } catch (e) { process.exit(3); }
-		const v = eval(process.argv[2]);
-		process.stdout.write(typeof v === "string" ? v : JSON.stringify(v === undefined ? null : v));
-	' "$1" "$2" 2>/dev/null
-}
-
-# jtrue FILE EXPR: EXPR is true of the parsed file.
-jtrue() {
-	[ "$(jv "$1" "$2")" = true ]
-}
-
-free_port() {
-	node -e '
-		const s = require("net").createServer();
-		s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });
-	'
-}
 
 # req NAME METHOD URL [BODY] [extra curl args...]: with the agent's token;
 # response body in $TMP/out, headers in $TMP/hdr, status in $code.
@@ -331,17 +274,6 @@ run_stream() {
 	req "$1" POST "$XSTREAM/command" "$2"
 	[ "$code" = 200 ] && case $(header content-type) in text/event-stream*) : ;; *) false ;; esac &&
 		only_violation "$STREAM_VIOLATION" && stream_check "$TMP/out"
-}
-
-# wait_http URL SECONDS PID: until URL answers anything over HTTP (bounded).
-wait_http() {
-	_end=$(($(date +%s) + $2))
-	while [ "$(date +%s)" -lt "$_end" ]; do
-		alive "$3" || return 1
-		curl -s -o /dev/null --max-time 2 "$1" && return 0
-		sleep 0.3
-	done
-	return 1
 }
 
 # wait_done ID: poll GET /command/status/ID (<= 15 s) until not running.
