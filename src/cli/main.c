@@ -22,12 +22,10 @@ static volatile sig_atomic_t interrupted;
 
 static void on_interrupt(int sig)
 {
-	/* A second one means "now": die without waiting for the cleanup. */
-	if (interrupted) {
-		signal(sig, SIG_DFL);
-		raise(sig);
-	}
-	interrupted = sig;
+	/* Only the first counts: tools like timeout(1) signal the process and then
+	 * its group, and the cleanup under way must not be cut short. */
+	if (!interrupted)
+		interrupted = sig;
 }
 
 static void catch_one(int sig)

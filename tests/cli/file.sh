@@ -230,6 +230,20 @@ rc=$?
 expect_rc 130
 [ ! -e "$W/huge-tree" ] || fail "parents left"
 
+t "a second SIGINT right after the first does not cut the cleanup short"
+# timeout(1) signals the process and then its group: two SIGINTs at once.
+env --default-signal=INT "$ALLOX_CLI" file download /home/gem/huge "$W/twice/f" >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+wait_until 10 test -e "$W/twice" || fail "download did not start"
+kill -INT $pid
+kill -INT $pid
+wait $pid
+rc=$?
+expect_rc 130
+expect_err_has "Interrupted"
+[ ! -e "$W/twice" ] || fail "parents left"
+no_parts "$W"
+
 t "no progress bar when stderr is not a terminal"
 run allox file download /home/gem/big.bin "$W/quiet.bin"
 expect_rc 0
