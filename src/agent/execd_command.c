@@ -37,17 +37,6 @@ static void run_request_free(struct run_request *r)
 	free(r->cwd);
 }
 
-static int bad(char *msg, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int bad(char *msg, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, size, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /* A JSON string without NUL bytes (they cannot reach exec). */
 static const char *plain_string(json_t *v)
@@ -66,20 +55,20 @@ static int parse_envs(json_t *envs, struct run_request *r, char *msg, size_t siz
 	if (!envs || json_is_null(envs))
 		return 0;
 	if (!json_is_object(envs))
-		return bad(msg, size, "envs must be an object of strings");
+		return ag_msg_fail(msg, size, "envs must be an object of strings");
 	r->env = calloc(json_object_size(envs) + 1, sizeof *r->env);
 	if (!r->env)
-		return bad(msg, size, "out of memory");
+		return ag_msg_fail(msg, size, "out of memory");
 	json_object_foreach(envs, key, value) {
 		const char *v = plain_string(value);
 
 		if (!v)
-			return bad(msg, size, "envs[%s] must be a string", key);
+			return ag_msg_fail(msg, size, "envs[%s] must be a string", key);
 		if (!*key || strchr(key, '='))
-			return bad(msg, size, "invalid environment variable name '%s'", key);
+			return ag_msg_fail(msg, size, "invalid environment variable name '%s'", key);
 		if (asprintf(&r->env[n], "%s=%s", key, v) < 0) {
 			r->env[n] = NULL;
-			return bad(msg, size, "out of memory");
+			return ag_msg_fail(msg, size, "out of memory");
 		}
 		n++;
 	}
@@ -95,16 +84,16 @@ static int parse_cwd(json_t *cwd, struct run_request *r, char *msg, size_t size)
 		return 0;
 	s = plain_string(cwd);
 	if (!s)
-		return bad(msg, size, "cwd must be a string");
+		return ag_msg_fail(msg, size, "cwd must be a string");
 	if (!*s)
 		return 0;
 	r->cwd = ag_abs_path(s);
 	if (!r->cwd)
-		return bad(msg, size, "out of memory");
+		return ag_msg_fail(msg, size, "out of memory");
 	if (stat(r->cwd, &st) < 0)
-		return bad(msg, size, "working directory %s: %s", s, strerror(errno));
+		return ag_msg_fail(msg, size, "working directory %s: %s", s, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
-		return bad(msg, size, "working directory %s: %s", s, strerror(ENOTDIR));
+		return ag_msg_fail(msg, size, "working directory %s: %s", s, strerror(ENOTDIR));
 	return 0;
 }
 
@@ -120,9 +109,9 @@ static int parse_ids(json_t *uid, json_t *gid, char *msg, size_t size)
 {
 	if ((uid && !json_is_null(uid) && (!json_is_integer(uid) || json_integer_value(uid) < 0)) ||
 	    (gid && !json_is_null(gid) && (!json_is_integer(gid) || json_integer_value(gid) < 0)))
-		return bad(msg, size, "uid and gid must be non-negative integers");
+		return ag_msg_fail(msg, size, "uid and gid must be non-negative integers");
 	if (gid && !json_is_null(gid) && (!uid || json_is_null(uid)))
-		return bad(msg, size, "uid is required when gid is provided");
+		return ag_msg_fail(msg, size, "uid is required when gid is provided");
 	return 0;
 }
 
@@ -131,16 +120,16 @@ static int parse_run(json_t *o, struct run_request *r, char *msg, size_t size)
 	json_t *bg = json_object_get(o, "background"), *timeout = json_object_get(o, "timeout");
 
 	if (!json_is_object(o))
-		return bad(msg, size, "the body must be a JSON object");
+		return ag_msg_fail(msg, size, "the body must be a JSON object");
 	r->command = plain_string(json_object_get(o, "command"));
 	if (!r->command || !*r->command)
-		return bad(msg, size, "command is required (a non-empty string)");
+		return ag_msg_fail(msg, size, "command is required (a non-empty string)");
 	if (bg && !json_is_null(bg) && !json_is_boolean(bg))
-		return bad(msg, size, "background must be a boolean");
+		return ag_msg_fail(msg, size, "background must be a boolean");
 	r->background = json_is_true(bg);
 	if (timeout && !json_is_null(timeout)) {
 		if (!json_is_integer(timeout) || json_integer_value(timeout) < 0)
-			return bad(msg, size, "timeout must be a positive integer (milliseconds)");
+			return ag_msg_fail(msg, size, "timeout must be a positive integer (milliseconds)");
 		r->timeout_ms = json_integer_value(timeout);
 	}
 	if (parse_ids(json_object_get(o, "uid"), json_object_get(o, "gid"), msg, size) < 0)

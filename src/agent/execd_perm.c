@@ -10,18 +10,8 @@
 #include <unistd.h>
 
 #include "execd_fileinfo.h"
+#include "execd_http.h"
 
-static int fail(char *msg, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int fail(char *msg, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, size, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /* A name, or a number for ids without one. */
 static int lookup_user(const char *name, uid_t *uid)
@@ -68,27 +58,27 @@ int ag_perm_parse(json_t *o, struct ag_perm *p, char *msg, size_t size)
 	if (!o || json_is_null(o))
 		return 0;
 	if (!json_is_object(o))
-		return fail(msg, size, "permission must be an object");
+		return ag_msg_fail(msg, size, "permission must be an object");
 	mode = json_object_get(o, "mode");
 	owner = json_object_get(o, "owner");
 	group = json_object_get(o, "group");
 	if (mode && !json_is_null(mode)) {
 		if (!json_is_integer(mode))
-			return fail(msg, size, "mode must be an integer such as 644");
+			return ag_msg_fail(msg, size, "mode must be an integer such as 644");
 		if (json_integer_value(mode) != 0) {
 			p->mode = ag_mode_from_digits(json_integer_value(mode));
 			if (p->mode < 0)
-				return fail(msg, size, "invalid mode %lld: its digits must be octal, e.g. 644",
+				return ag_msg_fail(msg, size, "invalid mode %lld: its digits must be octal, e.g. 644",
 					    (long long)json_integer_value(mode));
 		}
 	}
 	if (owner && !json_is_null(owner) && (!json_is_string(owner) || *json_string_value(owner))) {
 		if (!json_is_string(owner) || lookup_user(json_string_value(owner), &p->uid) < 0)
-			return fail(msg, size, "unknown user %s", json_is_string(owner) ? json_string_value(owner) : "?");
+			return ag_msg_fail(msg, size, "unknown user %s", json_is_string(owner) ? json_string_value(owner) : "?");
 	}
 	if (group && !json_is_null(group) && (!json_is_string(group) || *json_string_value(group))) {
 		if (!json_is_string(group) || lookup_group(json_string_value(group), &p->gid) < 0)
-			return fail(msg, size, "unknown group %s", json_is_string(group) ? json_string_value(group) : "?");
+			return ag_msg_fail(msg, size, "unknown group %s", json_is_string(group) ? json_string_value(group) : "?");
 	}
 	return 0;
 }
