@@ -124,7 +124,7 @@ int ax_lc_call(ax_lifecycle *lc, const char *method, const char *path, const jso
 	return 0;
 }
 
-json_t *ax_lc_list_all(ax_lifecycle *lc, const char *query, ax_error *err)
+json_t *ax_lc_list_all(ax_lifecycle *lc, const char *collection, const char *query, ax_error *err)
 {
 	json_t *all = json_array();
 	int page;
@@ -135,18 +135,29 @@ json_t *ax_lc_list_all(ax_lifecycle *lc, const char *query, ax_error *err)
 		size_t i;
 		bool more;
 
-		snprintf(path, sizeof path, "/sandboxes?page=%d&pageSize=200%s%s", page, query ? "&" : "",
+		long pages;
+
+		snprintf(path, sizeof path, "%s?page=%d&pageSize=200%s%s", collection, page, query ? "&" : "",
 			 query ? query : "");
 		if (ax_lc_call(lc, "GET", path, NULL, 200, &doc, err) < 0) {
 			json_decref(all);
 			return NULL;
 		}
 		items = json_object_get(doc, "items");
+		if (!json_is_array(items)) {
+			json_decref(doc);
+			json_decref(all);
+			ax_fail(err, AX_EXIT_FAILURE, "PROTOCOL", "GET %s: the server's answer has no items", collection);
+			return NULL;
+		}
 		json_array_foreach(items, i, item)
 			json_array_append(all, item);
 		more = json_is_true(json_object_get(json_object_get(doc, "pagination"), "hasNextPage"));
+		/* Trust hasNextPage only as far as totalPages goes: a server that
+		 * always says "more" must not keep us paging forever. */
+		pages = (long)json_integer_value(json_object_get(json_object_get(doc, "pagination"), "totalPages"));
 		json_decref(doc);
-		if (!more || json_array_size(items) == 0)
+		if (!more || json_array_size(items) == 0 || (pages > 0 && page >= pages))
 			break;
 	}
 	return all;

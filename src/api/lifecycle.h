@@ -30,8 +30,9 @@ void ax_lc_close(ax_lifecycle *lc);
 int ax_lc_call(ax_lifecycle *lc, const char *method, const char *path, const json_t *body, long expect,
 	       json_t **out, ax_error *err);
 
-/* Walk every page of GET /sandboxes; a new array of Sandbox objects. */
-json_t *ax_lc_list_all(ax_lifecycle *lc, const char *query, ax_error *err);
+/* Walk every page of GET COLLECTION ("/sandboxes", "/snapshots") with the
+ * extra QUERY ("state=Running", may be NULL); a new array of the items. */
+json_t *ax_lc_list_all(ax_lifecycle *lc, const char *collection, const char *query, ax_error *err);
 
 /* GET /sandboxes/{id}/endpoints/{port}; *URL becomes "http://<endpoint>" and
  * *HEADERS (if non-NULL) the headers to send with each runtime request. */

@@ -20,6 +20,26 @@ char *ax_aio_url_or_null(ax_lifecycle *lc, const ax_config *cfg, const char *id)
  * (free it, not its strings). No command words is a usage error. */
 int ax_split_target(const ax_args *args, const char **id, const char ***words, size_t *n, ax_error *err);
 
+/* Wait until sandbox ID's runtime answers its health check (defaults.aio_port,
+ * aio_health_path), up to TIMEOUT_S. Returns the seconds it took (and the AIO
+ * URL in *URL_OUT if non-NULL, malloc'd), or -1 with ERR. */
+double ax_wait_ready(ax_ctx *ctx, ax_lifecycle *lc, const char *id, long long timeout_s, char **url_out,
+		     ax_error *err);
+
+/* The readiness timeout: FLAG (a duration) if given, else defaults.ready_timeout. */
+int ax_ready_timeout(ax_ctx *ctx, const char *flag, long long *secs, ax_error *err);
+
+/* The create request for `sandbox create` ARGS (image, timeout, env,
+ * metadata, entrypoint), or for restoring SNAPSHOT_ID when non-NULL. */
+json_t *ax_sandbox_request(ax_ctx *ctx, const ax_args *args, bool local, const char *snapshot_id, ax_error *err);
+
+/* POST REQ, wait until the runtime answers (READY_FLAG or
+ * defaults.ready_timeout; not with SKIP or defaults.skip_health_check),
+ * delete it if it never does, and make it the current session.
+ * *LAUNCHED = {id, aio_url, aio_ready_seconds?}. */
+int ax_sandbox_launch(ax_ctx *ctx, ax_lifecycle *lc, const json_t *req, const char *ready_flag, bool skip,
+		      json_t **launched, ax_error *err);
+
 /* A UUID as the original detects sandbox ids among command words. */
 bool ax_looks_like_uuid(const char *s);
 

@@ -53,7 +53,7 @@ static bool from_default(const ax_config *cfg, const char *name)
 	return strcmp(json_string_value(json_object_get(cfg->sources, name)) ?: "", "default") == 0;
 }
 
-static json_t *create_request(ax_ctx *ctx, const ax_args *args, bool local, ax_error *err)
+json_t *ax_sandbox_request(ax_ctx *ctx, const ax_args *args, bool local, const char *snapshot_id, ax_error *err)
 {
 	const ax_config *cfg = ctx->config;
 	const char *image = ax_arg_string(args, "image");
@@ -63,9 +63,9 @@ static json_t *create_request(ax_ctx *ctx, const ax_args *args, bool local, ax_e
 	long long secs = 0;
 	bool none = false;
 
-	if (!image)
+	if (!image && !snapshot_id)
 		image = local && from_default(cfg, "default_image") ? LOCAL_IMAGE : ax_config_string(cfg, "default_image");
-	if (!image || !*image) {
+	if (!snapshot_id && (!image || !*image)) {
 		ax_fail(err, AX_EXIT_FAILURE, "USAGE", "Image required. Use --image or defaults.image in config.");
 		return NULL;
 	}
@@ -84,6 +84,10 @@ static json_t *create_request(ax_ctx *ctx, const ax_args *args, bool local, ax_e
 		ax_fail(err, AX_EXIT_USAGE, "USAGE", "--timeout must be at least 60s (the server minimum), or none");
 		return NULL;
 	}
+	if (none && snapshot_id) {
+		ax_fail(err, AX_EXIT_USAGE, "USAGE", "a restored sandbox needs a lifetime: --timeout none is not allowed");
+		return NULL;
+	}
 	if (entry)
 		ep = json_deep_copy(entry);
 	else if (local && from_default(cfg, "default_entrypoint"))
@@ -98,8 +102,14 @@ static json_t *create_request(ax_ctx *ctx, const ax_args *args, bool local, ax_e
 		json_decref(user);
 	}
 	env = kv_object(ax_arg_json(args, "env"));
-	req = json_pack("{s:{s:s}, s:o, s:o, s:{s:s, s:s}}", "image", "uri", image, "entrypoint", ep, "metadata",
-			meta, "resourceLimits", "cpu", "1", "memory", "2Gi");
+	if (snapshot_id)
+		json_object_set_new(meta, "checkpoint", json_string(snapshot_id));
+	req = json_pack("{s:o, s:o, s:{s:s, s:s}}", "entrypoint", ep, "metadata", meta, "resourceLimits", "cpu", "1",
+			"memory", "2Gi");
+	if (snapshot_id)
+		json_object_set_new(req, "snapshotId", json_string(snapshot_id));
+	else
+		json_object_set_new(req, "image", json_pack("{s:s}", "uri", image));
 	if (json_object_size(env))
 		json_object_set(req, "env", env);
 	json_decref(env);
@@ -109,7 +119,7 @@ static json_t *create_request(ax_ctx *ctx, const ax_args *args, bool local, ax_e
 
 /* Wait until the runtime really answers GET <health path> through its
  * endpoint, with the endpoint's headers. Returns seconds taken, or -1. */
-static double wait_ready(ax_ctx *ctx, ax_lifecycle *lc, const char *id, long long timeout_s, char **url_out,
+double ax_wait_ready(ax_ctx *ctx, ax_lifecycle *lc, const char *id, long long timeout_s, char **url_out,
 			 ax_error *err)
 {
 	const ax_config *cfg = ctx->config;
@@ -178,35 +188,34 @@ out:
 	return elapsed;
 }
 
-int ax_cmd_sandbox_create(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+int ax_ready_timeout(ax_ctx *ctx, const char *flag, long long *secs, ax_error *err)
 {
-	ax_lifecycle lc;
-	json_t *req, *created = NULL, *out;
-	const char *id, *ready_s = ax_arg_string(args, "ready-timeout");
-	bool skip = ax_arg_flag(args, "skip-health-check") || ax_config_bool(ctx->config, "skip_health_check");
+	const json_t *rt = ax_config_value(ctx->config, "ready_timeout");
+
+	if (flag)
+		return ax_duration_parse(flag, secs, err);
+	if (json_is_integer(rt)) {
+		*secs = json_integer_value(rt);
+		return 0;
+	}
+	return ax_duration_parse(json_string_value(rt), secs, err);
+}
+
+int ax_sandbox_launch(ax_ctx *ctx, ax_lifecycle *lc, const json_t *req, const char *ready_flag, bool skip,
+		      json_t **launched, ax_error *err)
+{
+	json_t *created = NULL;
+	const char *id;
 	long long ready = 0;
 	double took = -1;
-	char *aio_url = NULL, *joined = NULL;
-	size_t i, off = 0, len = 0;
-	json_t *x;
+	char *aio_url = NULL;
 	int rc = -1;
 
-	if (ready_s ? ax_duration_parse(ready_s, &ready, err) < 0 : 0)
+	*launched = NULL;
+	skip = skip || ax_config_bool(ctx->config, "skip_health_check");
+	if (ax_ready_timeout(ctx, ready_flag, &ready, err) < 0)
 		return -1;
-	if (!ready_s) {
-		const json_t *rt = ax_config_value(ctx->config, "ready_timeout");
-
-		if (json_is_integer(rt))
-			ready = json_integer_value(rt);
-		else if (ax_duration_parse(json_string_value(rt), &ready, err) < 0)
-			return -1;
-	}
-	if (ax_open_lifecycle(ctx, &lc, err) < 0)
-		return -1;
-	req = create_request(ctx, args, lc.local, err);
-	if (!req)
-		goto out;
-	if (ax_lc_call(&lc, "POST", "/sandboxes", req, 202, &created, err) < 0)
+	if (ax_lc_call(lc, "POST", "/sandboxes", req, 202, &created, err) < 0)
 		goto out;
 	id = json_string_value(json_object_get(created, "id"));
 	if (!id) {
@@ -214,40 +223,66 @@ int ax_cmd_sandbox_create(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_e
 		goto out;
 	}
 	if (!skip) {
-		took = wait_ready(ctx, &lc, id, ready, &aio_url, err);
+		took = ax_wait_ready(ctx, lc, id, ready, &aio_url, err);
 		if (took < 0) {
 			/* A sandbox that never became ready is of no use: don't leave it running. */
 			char *path = sandbox_path(id, "");
 			ax_error cleanup;
 
-			if (!path || ax_lc_call(&lc, "DELETE", path, NULL, 204, NULL, &cleanup) < 0)
-				fprintf(stderr, "Warning: could not delete sandbox %s\n", id);
+			if (!path || ax_lc_call(lc, "DELETE", path, NULL, 204, NULL, &cleanup) < 0)
+				fprintf(ctx->err, "Warning: could not delete sandbox %s\n", id);
 			free(path);
 			goto out;
 		}
 	}
 	if (!aio_url)
-		aio_url = ax_aio_url_or_null(&lc, ctx->config, id);
+		aio_url = ax_aio_url_or_null(lc, ctx->config, id);
 	if (ax_session_set(ctx->home, id, aio_url ? aio_url : "", NULL, err) < 0)
+		goto out;
+	*launched = json_pack("{s:s, s:s}", "id", id, "aio_url", aio_url ? aio_url : "");
+	if (took >= 0)
+		json_object_set_new(*launched, "aio_ready_seconds", json_real(round(took * 100) / 100));
+	rc = 0;
+out:
+	free(aio_url);
+	json_decref(created);
+	return rc;
+}
+
+int ax_cmd_sandbox_create(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+{
+	ax_lifecycle lc;
+	json_t *req, *launched = NULL, *out;
+	char *joined = NULL;
+	size_t i, off = 0, len = 0;
+	json_t *x;
+	int rc = -1;
+
+	if (ax_open_lifecycle(ctx, &lc, err) < 0)
+		return -1;
+	req = ax_sandbox_request(ctx, args, lc.local, NULL, err);
+	if (!req ||
+	    ax_sandbox_launch(ctx, &lc, req, ax_arg_string(args, "ready-timeout"), ax_arg_flag(args, "skip-health-check"),
+			      &launched, err) < 0)
 		goto out;
 	json_array_foreach(json_object_get(req, "entrypoint"), i, x)
 		len += strlen(json_string_value(x)) + 1;
 	joined = calloc(1, len + 1);
 	json_array_foreach(json_object_get(req, "entrypoint"), i, x)
 		off += (size_t)sprintf(joined + off, "%s%s", i ? " " : "", json_string_value(x));
-	out = json_pack("{s:s, s:O, s:s, s:s}", "id", id, "image", json_object_get(json_object_get(req, "image"), "uri"),
-			"aio_url", aio_url ? aio_url : "", "entrypoint", joined ? joined : "");
-	if (took >= 0)
-		json_object_set_new(out, "aio_ready_seconds", json_real(round(took * 100) / 100));
+	out = json_pack("{s:O, s:O, s:O, s:s}", "id", json_object_get(launched, "id"), "image",
+			json_object_get(json_object_get(req, "image"), "uri"), "aio_url", json_object_get(launched, "aio_url"),
+			"entrypoint", joined ? joined : "");
+	if (json_object_get(launched, "aio_ready_seconds"))
+		json_object_set(out, "aio_ready_seconds", json_object_get(launched, "aio_ready_seconds"));
 	res->kind = AX_RESULT_DATA;
 	res->data = out;
 	res->view.title = "Sandbox Created";
 	rc = 0;
 out:
 	free(joined);
-	free(aio_url);
 	json_decref(req);
-	json_decref(created);
+	json_decref(launched);
 	ax_lc_close(&lc);
 	return rc;
 }
@@ -260,7 +295,11 @@ static const char *state_of(const json_t *sbx)
 static json_t *image_of(const json_t *sbx)
 {
 	const char *uri = json_string_value(json_object_get(json_object_get(sbx, "image"), "uri"));
+	const char *snap = json_string_value(json_object_get(sbx, "snapshotId"));
 
+	/* A restored sandbox reports its checkpoint instead of an image. */
+	if (!uri && snap)
+		return json_sprintf("checkpoint:%s", snap);
 	return uri ? json_string(uri) : json_null();
 }
 
@@ -273,7 +312,7 @@ int ax_cmd_sandbox_list(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_err
 
 	if (ax_open_lifecycle(ctx, &lc, err) < 0)
 		return -1;
-	all = ax_lc_list_all(&lc, NULL, err);
+	all = ax_lc_list_all(&lc, "/sandboxes", NULL, err);
 	ax_lc_close(&lc);
 	if (!all)
 		return -1;

@@ -143,6 +143,60 @@ static const ax_option_spec download_options[] = {
 	END_OPTIONS,
 };
 
+static const ax_option_spec checkpoint_create_options[] = {
+	{ "name", 'n', AX_OPT_STRING, "NAME", NULL, NULL, false, "a name for the checkpoint" },
+	END_OPTIONS,
+};
+
+static const ax_option_spec checkpoint_list_options[] = {
+	{ "all", 'a', AX_OPT_FLAG, NULL, NULL, NULL, false, "every sandbox's checkpoints" },
+	END_OPTIONS,
+};
+
+static const ax_positional_spec checkpoint_restore_positionals[] = {
+	{ "CHECKPOINT", AX_POS_OPTIONAL, "a checkpoint id, or latest (default)" },
+	END_POSITIONALS,
+};
+
+static const ax_option_spec checkpoint_restore_options[] = {
+	{ "source-sandbox", 's', AX_OPT_STRING, "SANDBOX_ID", NULL, NULL, false,
+	  "whose latest checkpoint (default: the current session)" },
+	{ "timeout", 't', AX_OPT_DURATION, "DURATION", NULL, NULL, false,
+	  "lifetime of the new sandbox (default: defaults.timeout)" },
+	END_OPTIONS,
+};
+
+static const ax_positional_spec checkpoint_delete_positionals[] = {
+	{ "CHECKPOINT_ID", AX_POS_REQUIRED, "the checkpoint to delete" },
+	END_POSITIONALS,
+};
+
+static const ax_option_spec checkpoint_watch_options[] = {
+	{ "interval", 'i', AX_OPT_DURATION, "DURATION", NULL, NULL, false,
+	  "time between checkpoints (default: checkpoint.interval)" },
+	{ "count", 'c', AX_OPT_INT, "N", NULL, NULL, false, "stop after N checkpoints (default: until Ctrl-C)" },
+	{ "name-prefix", 0, AX_OPT_STRING, "PREFIX", NULL, "scheduled", false, "checkpoints are named PREFIX-1, PREFIX-2, ..." },
+	END_OPTIONS,
+};
+
+static const char *const checkpoint_create_examples[] = {
+	"allox-cli checkpoint create --name v1",
+	"CHECKPOINT_ID=$(allox-cli checkpoint create --name v1 -o json | jq -r .id)",
+	NULL,
+};
+
+static const char *const checkpoint_restore_examples[] = {
+	"allox-cli checkpoint restore \"$CHECKPOINT_ID\" --timeout 30m -o json",
+	"allox-cli checkpoint restore latest --source-sandbox \"$SOURCE_ID\"",
+	NULL,
+};
+
+static const char *const checkpoint_watch_examples[] = {
+	"allox-cli checkpoint watch --interval 5m",
+	"allox-cli checkpoint watch --interval 30s --count 3 --name-prefix nightly",
+	NULL,
+};
+
 static const char *const run_examples[] = {
 	"allox-cli run -- python3 -c 'print(1)'",
 	"allox-cli run -o json -- sh -c 'exit 7'",
@@ -211,6 +265,30 @@ static const ax_command_spec commands[] = {
 	  session_use_positionals, NULL, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_session_use, NULL },
 	{ "session", "clear", "Forget the current session", NULL,
 	  NULL, NULL, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_session_clear, NULL },
+
+	{ "checkpoint", "create", "Save a checkpoint of a sandbox and wait until it is ready",
+	  "Captures the sandbox's whole writable file system (the sandbox is frozen for the moment of the "
+	  "capture) and waits up to checkpoint.create_timeout seconds. Prints the checkpoint with its size on "
+	  "disk (when the server reports it) and how long it took.",
+	  sandbox_id_positionals, checkpoint_create_options, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_checkpoint_create,
+	  checkpoint_create_examples },
+	{ "checkpoint", "list", "List the checkpoints of a sandbox, or of every sandbox with --all", NULL,
+	  sandbox_id_positionals, checkpoint_list_options, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_checkpoint_list,
+	  NULL },
+	{ "checkpoint", "restore", "Create a new sandbox from a checkpoint and make it current",
+	  "CHECKPOINT is an id or latest (the newest ready checkpoint of --source-sandbox or the current "
+	  "session). The source sandbox is left running. Waits until the new sandbox's runtime answers "
+	  "(defaults.ready_timeout).",
+	  checkpoint_restore_positionals, checkpoint_restore_options, OBJECT_FORMATS, AX_FMT_TABLE, 0,
+	  ax_cmd_checkpoint_restore, checkpoint_restore_examples },
+	{ "checkpoint", "delete", "Delete a checkpoint",
+	  "Sandboxes restored from it keep running: their layers stay until they end.",
+	  checkpoint_delete_positionals, NULL, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_checkpoint_delete, NULL },
+	{ "checkpoint", "watch", "Save a checkpoint on an interval until Ctrl-C",
+	  "Runs in the foreground: sleeps the interval, saves PREFIX-N, prints it, and repeats. Ctrl-C stops "
+	  "it with exit status 0; a failed checkpoint ends it with status 1.",
+	  sandbox_id_positionals, checkpoint_watch_options, 0, AX_FMT_TABLE, 0, ax_cmd_checkpoint_watch,
+	  checkpoint_watch_examples },
 
 	{ "config", "init", "Write a commented configuration template",
 	  "Writes every key commented out with its default. An existing file is kept unless --force is given.",

@@ -14,12 +14,18 @@ typedef struct ax_engine {
 	char *home;            /* $ALLOX_HOME */
 	char *state_dir;       /* $ALLOX_HOME/engine */
 	char *sandboxes_dir;   /* $ALLOX_HOME/engine/sandboxes */
+	char *snapshots_dir;   /* $ALLOX_HOME/engine/snapshots: <id>.json per snapshot */
+	char *layers_dir;      /* $ALLOX_HOME/engine/layers: <snapshot id>/ per captured layer */
 	char *agent_path;      /* allox-agent on the host */
 	char *api_key;         /* required on TCP unless insecure */
 	const char *clock_file;/* test-only clock offset (ALLOX_ENGINE_CLOCK_OFFSET_FILE) */
 	FILE *log;
 	pthread_mutex_t lock;  /* guards sandboxes and every record */
 	json_t *sandboxes;     /* id -> record (see store.c) */
+	json_t *snapshots;     /* id -> snapshot record (see snapshots.c) */
+	json_t *capturing;     /* sandbox id -> captures holding it frozen */
+	int captures;          /* capture threads still running */
+	pthread_cond_t captured; /* signalled when a capture thread ends */
 } ax_engine;
 
 /* Current time as the engine sees it (real time plus the test clock offset). */
@@ -30,6 +36,7 @@ void ax_engine_log(ax_engine *e, const char *fmt, ...) __attribute__((format(pri
 typedef struct ax_req {
 	const char *method;
 	const char *path;        /* without the /v1 prefix */
+	const char *host;        /* the Host header, or NULL */
 	json_t *query;           /* name -> array of values */
 	const char *body;
 	size_t body_len;
@@ -39,6 +46,7 @@ typedef struct ax_resp {
 	int status;
 	json_t *body;            /* NULL: empty body */
 	char location[256];
+	char size_header[32];    /* X-Allox-Snapshot-Size: bytes, "" for none */
 } ax_resp;
 
 /* Route one request; fills RESP. */
@@ -57,5 +65,44 @@ char *ax_store_dir(const ax_engine *e, const char *id);
 void ax_sandboxes_route(ax_engine *e, const ax_req *req, ax_resp *resp);
 void ax_sandboxes_reap(ax_engine *e);
 void ax_sandboxes_adopt(ax_engine *e);
+/* True if a capture holds sandbox ID frozen (lock held). */
+bool ax_sandbox_capturing(ax_engine *e, const char *id);
+/* Freeze or thaw sandbox ID for a capture (lock held); -1 with ERR. */
+int ax_sandbox_freeze_for_capture(ax_engine *e, const char *id, ax_error *err);
+void ax_sandbox_thaw_after_capture(ax_engine *e, const char *id);
+int ax_new_uuid(char out[37]);
+json_t *ax_parse_body(const ax_req *req, ax_resp *resp, bool required);
+int ax_int_param(const ax_req *req, const char *name, long def, long min, long max, long *out, ax_resp *resp);
+/* Sort newest first by createdAt, then id. */
+int ax_newest_first(const void *a, const void *b);
+/* Read page and pageSize, take the lock and make room for the selection out
+ * of RECORDS; NULL (unlocked) with RESP filled on failure. */
+json_t **ax_page_begin(ax_engine *e, const ax_req *req, const json_t *records, long *page, long *size, ax_resp *resp);
+/* Answer 200 with page PAGE (of SIZE) of the N records in SEL, newest first,
+ * each shown through SHOW, and the pagination block (lock held). */
+void ax_resp_page(ax_resp *resp, json_t **sel, size_t n, long page, long size,
+		  json_t *(*show)(void *arg, const json_t *rec), void *arg);
+
+/* snapshots.c: the /snapshots routes and POST /sandboxes/{id}/snapshots */
+int ax_snapshots_load(ax_engine *e, ax_error *err);
+void ax_snapshots_adopt(ax_engine *e);
+void ax_snapshots_route(ax_engine *e, const ax_req *req, ax_resp *resp);
+/* POST /sandboxes/{id}/snapshots for sandbox record REC (lock held). */
+void ax_snapshot_create(ax_engine *e, json_t *rec, const ax_req *req, ax_resp *resp);
+/* Fill a new sandbox record REC from snapshot SNAPSHOT_ID: image and layers
+ * (lock held). -1 with RESP filled when the snapshot can't be restored. */
+int ax_snapshot_restore_into(ax_engine *e, const char *snapshot_id, json_t *rec, ax_resp *resp);
+/* Paths of the layer ids in LAYERS, NULL-terminated; NULL if none or ENOMEM. */
+char **ax_layer_paths(const ax_engine *e, const json_t *layers);
+/* Remove captured layers no snapshot or sandbox refers to (lock held). */
+void ax_layers_gc(ax_engine *e);
+/* Remove retired layers (and, at start-up, partial captures); without the lock. */
+void ax_layers_sweep(ax_engine *e, bool partial_too);
+/* Wait (bounded) for running captures before the engine exits. */
+void ax_snapshots_drain(ax_engine *e, int seconds);
+
+/* layers.c */
+int ax_layer_copy(const char *src, const char *dst, ax_error *err);
+long long ax_layer_size(const char *dir);
 
 #endif

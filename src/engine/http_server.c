@@ -94,6 +94,8 @@ static enum MHD_Result answer(struct MHD_Connection *c, const ax_resp *r, const 
 	MHD_add_response_header(m, "X-Request-ID", rid);
 	if (r->location[0])
 		MHD_add_response_header(m, MHD_HTTP_HEADER_LOCATION, r->location);
+	if (r->size_header[0])
+		MHD_add_response_header(m, "X-Allox-Snapshot-Size", r->size_header);
 	ret = MHD_queue_response(c, (unsigned)r->status, m);
 	MHD_destroy_response(m);
 	return ret;
@@ -137,6 +139,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	request_id(c, rid);
 	memset(&req, 0, sizeof req);
 	req.method = method;
+	req.host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
 	/* The original server mounts every route with and without /v1. */
 	req.path = strncmp(url, "/v1/", 4) == 0 ? url + 3 : url;
 	req.body = st->body;

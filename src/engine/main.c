@@ -295,11 +295,13 @@ int main(int argc, char **argv)
 		e.home = ax_path_join(getenv("HOME") ? getenv("HOME") : "/", ".allox");
 	e.state_dir = e.home ? ax_path_join(e.home, "engine") : NULL;
 	e.sandboxes_dir = e.state_dir ? ax_path_join(e.state_dir, "sandboxes") : NULL;
+	e.snapshots_dir = e.state_dir ? ax_path_join(e.state_dir, "snapshots") : NULL;
+	e.layers_dir = e.state_dir ? ax_path_join(e.state_dir, "layers") : NULL;
 	run_dir = e.home ? ax_path_join(e.home, "run") : NULL;
 	sock = run_dir ? ax_path_join(run_dir, "engine.sock") : NULL;
 	lock_path = run_dir ? ax_path_join(run_dir, "engine.lock") : NULL;
 	log_path = e.home ? ax_path_join(e.home, "engine.log") : NULL;
-	if (!e.sandboxes_dir || !sock || !lock_path || !log_path) {
+	if (!e.sandboxes_dir || !e.snapshots_dir || !e.layers_dir || !sock || !lock_path || !log_path) {
 		fprintf(stderr, "allox-engine: out of memory\n");
 		status = 1;
 		goto out;
@@ -307,7 +309,10 @@ int main(int argc, char **argv)
 	e.clock_file = getenv("ALLOX_ENGINE_CLOCK_OFFSET_FILE");
 	e.agent_path = find_agent();
 	e.sandboxes = json_object();
+	e.snapshots = json_object();
+	e.capturing = json_object();
 	pthread_mutex_init(&e.lock, NULL);
+	pthread_cond_init(&e.captured, NULL);
 	if (o.listen && !o.insecure && !(e.api_key = read_key(&o, &err))) {
 		fprintf(stderr, "allox-engine: %s\n", err.message);
 		status = err.exit_code;
@@ -351,12 +356,13 @@ int main(int argc, char **argv)
 	ax_engine_log(&e, "allox-engine %s starting for %s (agent %s)", PACKAGE_VERSION, e.home, e.agent_path);
 	if (access(e.agent_path, X_OK) < 0)
 		ax_engine_log(&e, "warning: agent %s is not executable", e.agent_path);
-	if (ax_store_load(&e, &err) < 0)
+	if (ax_store_load(&e, &err) < 0 || ax_snapshots_load(&e, &err) < 0)
 		goto fail;
 	/* Sandboxes are detached from us, but their processes should come back
 	 * here when they end so we can reap them (the host's init may not). */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	ax_sandboxes_adopt(&e);
+	ax_snapshots_adopt(&e);
 	ufd = unix_listener(sock, &err);
 	if (ufd < 0)
 		goto fail;
@@ -394,9 +400,12 @@ int main(int argc, char **argv)
 		if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP)
 			break;
 		ax_sandboxes_reap(&e);
+		ax_layers_sweep(&e, false);
 	}
 	/* Sandboxes keep running: the next engine re-adopts them. */
 	ax_engine_log(&e, "stopping");
+	/* A capture cut short would leave its sandbox frozen until the next engine. */
+	ax_snapshots_drain(&e, 30);
 	if (td)
 		MHD_stop_daemon(td);
 	MHD_stop_daemon(ud);
@@ -411,9 +420,13 @@ out:
 	if (e.log)
 		fclose(e.log);
 	json_decref(e.sandboxes);
+	json_decref(e.snapshots);
+	json_decref(e.capturing);
 	free(e.home);
 	free(e.state_dir);
 	free(e.sandboxes_dir);
+	free(e.snapshots_dir);
+	free(e.layers_dir);
 	free(e.agent_path);
 	free(e.api_key);
 	free(run_dir);

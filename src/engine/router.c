@@ -18,5 +18,9 @@ void ax_engine_handle(ax_engine *e, const ax_req *req, ax_resp *resp)
 		ax_sandboxes_route(e, req, resp);
 		return;
 	}
+	if (strcmp(req->path, "/snapshots") == 0 || strncmp(req->path, "/snapshots/", 11) == 0) {
+		ax_snapshots_route(e, req, resp);
+		return;
+	}
 	ax_resp_error(resp, 404, "GENERAL::NOT_FOUND", "no route for %s %s", req->method, req->path);
 }

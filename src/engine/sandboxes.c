@@ -97,16 +97,19 @@ static void entrypoint_status(ax_engine *e, const char *id, json_t *status)
 /* The record as the API shows it: no runtime internals, no environment. */
 static json_t *view(ax_engine *e, const json_t *rec, bool created)
 {
-	static const char *const keys[] = { "id", "image", "status", "metadata", "entrypoint", "expiresAt",
-					    "createdAt" };
+	static const char *const keys[] = { "id", "image", "snapshotId", "status", "metadata", "entrypoint",
+					    "expiresAt", "createdAt" };
+	bool restored = json_object_get(rec, "snapshotId") != NULL;
 	json_t *v = json_object();
 	size_t i;
 
 	for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
 		json_t *x = json_object_get(rec, keys[i]);
 
-		/* The spec omits image from the create answer. */
-		if (!x || json_is_null(x) || (created && strcmp(keys[i], "image") == 0))
+		/* The spec omits image and snapshotId from the create answer, and a
+		 * restored sandbox reports its snapshot, not the image under it. */
+		if (!x || json_is_null(x) || (created && strcmp(keys[i], "image") == 0) ||
+		    (created && strcmp(keys[i], "snapshotId") == 0) || (restored && strcmp(keys[i], "image") == 0))
 			continue;
 		json_object_set_new(v, keys[i], json_deep_copy(x));
 	}
@@ -146,7 +149,7 @@ static int random_hex(char *out, size_t bytes)
 	return 0;
 }
 
-static int new_uuid(char out[37])
+int ax_new_uuid(char out[37])
 {
 	unsigned char b[16];
 
@@ -229,7 +232,7 @@ static int listen_loopback(int *port)
 
 /* ---------- create ---------- */
 
-static json_t *parse_body(const ax_req *req, ax_resp *resp, bool required)
+json_t *ax_parse_body(const ax_req *req, ax_resp *resp, bool required)
 {
 	json_error_t jerr;
 	json_t *body;
@@ -258,23 +261,29 @@ static int check_create(const json_t *body, ax_resp *resp)
 	json_t *x;
 	size_t i;
 
-	if (json_object_get(body, "snapshotId")) {
-		ax_resp_error(resp, 400, "SANDBOX::API_NOT_SUPPORTED", "restoring from snapshotId is not supported by this engine yet");
+	const json_t *snapshot = json_object_get(body, "snapshotId");
+
+	if (snapshot && image) {
+		ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER", "give either image or snapshotId, not both");
+		return -1;
+	}
+	if (snapshot && (!json_is_string(snapshot) || !json_string_length(snapshot))) {
+		ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER", "snapshotId must be a non-empty string");
 		return -1;
 	}
 	uri = json_string_value(json_object_get(image, "uri"));
-	if (!uri) {
-		ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER", "image.uri is required");
+	if (!uri && !snapshot) {
+		ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER", "image.uri (or snapshotId) is required");
 		return -1;
 	}
-	problem = image_problem(uri);
+	problem = uri ? image_problem(uri) : NULL;
 	if (problem) {
 		ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER",
 			      "%s: '%s'. Supported images: \"host\" (the host's system directories, read-only) and "
 			      "\"rootfs:/abs/path\" (a directory tree)", problem, uri);
 		return -1;
 	}
-	if (!json_is_array(ep) || json_array_size(ep) == 0) {
+	if ((ep || !snapshot) && (!json_is_array(ep) || json_array_size(ep) == 0)) {
 		ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER", "entrypoint must be a non-empty array of strings");
 		return -1;
 	}
@@ -347,6 +356,7 @@ static int spawn(ax_engine *e, json_t *rec, ax_error *err)
 	const json_t *ep = json_object_get(rec, "entrypoint"), *limits = json_object_get(rec, "resourceLimits");
 	char token[65], fdbuf[2][16], *dir = ax_store_dir(e, id);
 	char **env = env_list(json_object_get(rec, "env"));
+	char **layers = ax_layer_paths(e, json_object_get(rec, "layers"));
 	const char **argv = NULL;
 	int lfd = -1, tp[2] = { -1, -1 }, port = 0, keep[3], rc = -1;
 	size_t i, n = json_array_size(ep);
@@ -354,7 +364,7 @@ static int spawn(ax_engine *e, json_t *rec, ax_error *err)
 	ax_rt_handle h;
 	json_t *x;
 
-	if (!dir || !env || random_hex(token, 32) < 0) {
+	if (!dir || !env || (json_array_size(json_object_get(rec, "layers")) && !layers) || random_hex(token, 32) < 0) {
 		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "cannot prepare the sandbox");
 		goto out;
 	}
@@ -397,6 +407,7 @@ static int spawn(ax_engine *e, json_t *rec, ax_error *err)
 	spec.argv = argv;
 	spec.env = (const char *const *)env;
 	spec.keep_fds = keep;
+	spec.layers = (const char *const *)layers;
 	spec.hide_path = e->home;
 	if (json_object_get(limits, "memory"))
 		spec.memory_bytes = parse_quantity(json_string_value(json_object_get(limits, "memory")));
@@ -419,21 +430,23 @@ out:
 		close(tp[1]);
 	free(argv);
 	free_list(env);
+	free_list(layers);
 	free(dir);
 	return rc;
 }
 
 static void create(ax_engine *e, const ax_req *req, ax_resp *resp)
 {
-	json_t *body = parse_body(req, resp, true), *rec, *meta, *timeout;
-	char id[37], now[32], exp[32], *dir;
+	json_t *body = ax_parse_body(req, resp, true), *rec, *meta, *timeout;
+	char id[37], now[32], exp[32], *dir, snap[128] = "";
+	const char *snapshot_id;
 	ax_error err;
 
 	if (!body || check_create(body, resp) < 0) {
 		json_decref(body);
 		return;
 	}
-	if (new_uuid(id) < 0) {
+	if (ax_new_uuid(id) < 0) {
 		json_decref(body);
 		ax_resp_error(resp, 500, "GENERAL::UNKNOWN_ERROR", "no randomness for an id");
 		return;
@@ -441,25 +454,39 @@ static void create(ax_engine *e, const ax_req *req, ax_resp *resp)
 	ax_time_rfc3339(ax_engine_now(e), now);
 	meta = json_object_get(body, "metadata");
 	timeout = json_object_get(body, "timeout");
-	rec = json_pack("{s:s, s:{s:O}, s:O, s:o, s:o, s:o, s:s}", "id", id, "image", "uri",
-			json_object_get(json_object_get(body, "image"), "uri"), "entrypoint",
-			json_object_get(body, "entrypoint"), "metadata", meta ? json_incref(meta) : json_object(),
+	snapshot_id = json_string_value(json_object_get(body, "snapshotId"));
+	/* A restored sandbox gets no entrypoint from its snapshot (as the reference server). */
+	rec = json_pack("{s:s, s:{s:O}, s:o, s:o, s:o, s:o, s:s}", "id", id, "image", "uri",
+			json_object_get(json_object_get(body, "image"), "uri") ?: json_null(), "entrypoint",
+			json_object_get(body, "entrypoint") ? json_incref(json_object_get(body, "entrypoint"))
+							    : json_pack("[sss]", "tail", "-f", "/dev/null"),
+			"metadata", meta ? json_incref(meta) : json_object(),
 			"env", json_object_get(body, "env") ? json_incref(json_object_get(body, "env")) : json_object(),
 			"resourceLimits", json_incref(json_object_get(body, "resourceLimits")), "createdAt", now);
 	if (json_is_integer(timeout)) {
 		ax_time_rfc3339(ax_engine_now(e) + (time_t)json_integer_value(timeout), exp);
 		json_object_set_new(rec, "expiresAt", json_string(exp));
 	}
+	if (snapshot_id)
+		snprintf(snap, sizeof snap, "%s", snapshot_id);
 	json_decref(body);
 	set_status(rec, e, "Pending", "SANDBOX_STARTING", NULL);
 
 	dir = ax_store_dir(e, id);
 	pthread_mutex_lock(&e->lock);
+	/* Under the lock, so the snapshot's layers can't be retired before the sandbox refers to them. */
+	if (snap[0] && ax_snapshot_restore_into(e, snap, rec, resp) < 0) {
+		pthread_mutex_unlock(&e->lock);
+		json_decref(rec);
+		free(dir);
+		return;
+	}
 	if (!dir || ax_mkdir_p(dir, 0700, &err) < 0 || ax_store_save(e, rec, &err) < 0 || spawn(e, rec, &err) < 0) {
 		ax_engine_log(e, "create %s failed: %s", id, err.message);
 		ax_resp_error(resp, 500, "SANDBOX::PROVISIONING_ERROR", "cannot start sandbox: %s", err.message);
 		if (dir)
 			ax_rt_remove_state(dir, &err);
+		ax_layers_gc(e);
 		pthread_mutex_unlock(&e->lock);
 		json_decref(rec);
 		free(dir);
@@ -521,7 +548,7 @@ static int metadata_matches(const json_t *rec, const char *filter, bool *match)
 	return 0;
 }
 
-static int int_param(const ax_req *req, const char *name, long def, long min, long max, long *out, ax_resp *resp)
+int ax_int_param(const ax_req *req, const char *name, long def, long min, long max, long *out, ax_resp *resp)
 {
 	const char *s = json_string_value(json_array_get(json_object_get(req->query, name), 0));
 	char *end;
@@ -540,7 +567,7 @@ static int int_param(const ax_req *req, const char *name, long def, long min, lo
 	return 0;
 }
 
-static int newest_first(const void *a, const void *b)
+int ax_newest_first(const void *a, const void *b)
 {
 	const char *ca = json_string_value(json_object_get(*(json_t *const *)a, "createdAt"));
 	const char *cb = json_string_value(json_object_get(*(json_t *const *)b, "createdAt"));
@@ -550,25 +577,23 @@ static int newest_first(const void *a, const void *b)
 			      json_string_value(json_object_get(*(json_t *const *)b, "id")));
 }
 
+static json_t *list_view(void *e, const json_t *rec)
+{
+	return view(e, rec, false);
+}
+
 static void list(ax_engine *e, const ax_req *req, ax_resp *resp)
 {
 	const json_t *states = json_object_get(req->query, "state");
 	const char *meta = json_string_value(json_array_get(json_object_get(req->query, "metadata"), 0));
-	long page, size, total, pages, i;
-	json_t **sel, *rec, *items;
+	long page, size;
+	json_t **sel, *rec;
 	const char *id;
 	size_t n = 0;
 
-	if (int_param(req, "page", 1, 1, 1000000, &page, resp) < 0 ||
-	    int_param(req, "pageSize", 20, 1, 200, &size, resp) < 0)
+	sel = ax_page_begin(e, req, e->sandboxes, &page, &size, resp);
+	if (!sel)
 		return;
-	pthread_mutex_lock(&e->lock);
-	sel = calloc(json_object_size(e->sandboxes) + 1, sizeof(json_t *));
-	if (!sel) {
-		pthread_mutex_unlock(&e->lock);
-		ax_resp_error(resp, 500, "GENERAL::UNKNOWN_ERROR", "out of memory");
-		return;
-	}
 	json_object_foreach(e->sandboxes, id, rec) {
 		bool ok = true;
 
@@ -582,14 +607,36 @@ static void list(ax_engine *e, const ax_req *req, ax_resp *resp)
 		if (ok && state_matches(rec, states))
 			sel[n++] = rec;
 	}
-	qsort(sel, n, sizeof(json_t *), newest_first);
-	total = (long)n;
-	pages = (total + size - 1) / size;
-	items = json_array();
-	for (i = (page - 1) * size; i < total && i < page * size; i++)
-		json_array_append_new(items, view(e, sel[i], false));
+	ax_resp_page(resp, sel, n, page, size, list_view, e);
 	pthread_mutex_unlock(&e->lock);
 	free(sel);
+}
+
+json_t **ax_page_begin(ax_engine *e, const ax_req *req, const json_t *records, long *page, long *size, ax_resp *resp)
+{
+	json_t **sel;
+
+	if (ax_int_param(req, "page", 1, 1, 1000000, page, resp) < 0 ||
+	    ax_int_param(req, "pageSize", 20, 1, 200, size, resp) < 0)
+		return NULL;
+	pthread_mutex_lock(&e->lock);
+	sel = calloc(json_object_size(records) + 1, sizeof(json_t *));
+	if (!sel) {
+		pthread_mutex_unlock(&e->lock);
+		ax_resp_error(resp, 500, "GENERAL::UNKNOWN_ERROR", "out of memory");
+	}
+	return sel;
+}
+
+void ax_resp_page(ax_resp *resp, json_t **sel, size_t n, long page, long size,
+		  json_t *(*show)(void *arg, const json_t *rec), void *arg)
+{
+	long total = (long)n, pages = (total + size - 1) / size;
+	json_t *items = json_array();
+
+	qsort(sel, n, sizeof(json_t *), ax_newest_first);
+	for (long i = (page - 1) * size; i < total && i < page * size; i++)
+		json_array_append_new(items, show(arg, sel[i]));
 	resp->status = 200;
 	resp->body = json_pack("{s:o, s:{s:i, s:i, s:i, s:i, s:b}}", "items", items, "pagination", "page", (int)page,
 			       "pageSize", (int)size, "totalItems", (int)total, "totalPages", (int)pages,
@@ -634,6 +681,7 @@ static void destroy(ax_engine *e, const char *id, json_t *rec)
 		ax_engine_log(e, "remove %s: %s", dir, err.message);
 	free(dir);
 	json_object_del(e->sandboxes, id);
+	ax_layers_gc(e);
 }
 
 static void pause_resume(ax_engine *e, const char *id, json_t *rec, bool pause, ax_resp *resp)
@@ -648,7 +696,9 @@ static void pause_resume(ax_engine *e, const char *id, json_t *rec, bool pause, 
 		return;
 	}
 	handle_of(rec, &h);
-	if ((pause ? ax_rt_freeze(&h, id, &err) : ax_rt_thaw(&h, id, &err)) < 0) {
+	/* A capture holds the sandbox frozen and thaws it when done, if it is
+	 * still meant to run; meanwhile both only change the state. */
+	if (!ax_sandbox_capturing(e, id) && (pause ? ax_rt_freeze(&h, id, &err) : ax_rt_thaw(&h, id, &err)) < 0) {
 		ax_resp_error(resp, 500, "SANDBOX::RUNTIME_ERROR", "cannot %s sandbox: %s", pause ? "pause" : "resume",
 			      err.message);
 		return;
@@ -660,7 +710,7 @@ static void pause_resume(ax_engine *e, const char *id, json_t *rec, bool pause, 
 
 static void renew(ax_engine *e, const char *id, json_t *rec, const ax_req *req, ax_resp *resp)
 {
-	json_t *body = parse_body(req, resp, true);
+	json_t *body = ax_parse_body(req, resp, true);
 	const char *when = json_string_value(json_object_get(body, "expiresAt"));
 	const char *current = json_string_value(json_object_get(rec, "expiresAt"));
 	char canon[32];
@@ -714,7 +764,7 @@ static void endpoint(ax_engine *e, json_t *rec, const char *port_s, ax_resp *res
 
 static void patch_metadata(ax_engine *e, json_t *rec, const ax_req *req, ax_resp *resp)
 {
-	json_t *body = parse_body(req, resp, true), *meta = json_object_get(rec, "metadata"), *v;
+	json_t *body = ax_parse_body(req, resp, true), *meta = json_object_get(rec, "metadata"), *v;
 	const char *k;
 
 	if (!body)
@@ -790,6 +840,8 @@ void ax_sandboxes_route(ax_engine *e, const ax_req *req, ax_resp *resp)
 		renew(e, id, rec, req, resp);
 	} else if (strcmp(tail, "/metadata") == 0 && strcmp(req->method, "PATCH") == 0) {
 		patch_metadata(e, rec, req, resp);
+	} else if (strcmp(tail, "/snapshots") == 0 && strcmp(req->method, "POST") == 0) {
+		ax_snapshot_create(e, rec, req, resp);
 	} else if (strncmp(tail, "/endpoints/", 11) == 0 && strcmp(req->method, "GET") == 0) {
 		endpoint(e, rec, tail + 11, resp);
 	} else {
@@ -862,8 +914,54 @@ void ax_sandboxes_adopt(ax_engine *e)
 			set_status(rec, e, "Terminated", "SANDBOX_EXITED", "the sandbox ended while the engine was down");
 			save(e, rec);
 		} else {
+			ax_error terr;
+
+			/* An engine that died mid-capture may have left it frozen. */
+			if (strcmp(state, "Running") == 0 && ax_rt_thaw(&h, id, &terr) < 0)
+				ax_engine_log(e, "thaw of %s: %s", id, terr.message);
 			ax_engine_log(e, "re-adopted %s (%s)", id, state);
 		}
 	}
 	pthread_mutex_unlock(&e->lock);
+}
+
+/* ---------- captures ---------- */
+
+bool ax_sandbox_capturing(ax_engine *e, const char *id)
+{
+	return json_integer_value(json_object_get(e->capturing, id)) > 0;
+}
+
+int ax_sandbox_freeze_for_capture(ax_engine *e, const char *id, ax_error *err)
+{
+	json_int_t n = json_integer_value(json_object_get(e->capturing, id));
+	json_t *rec = json_object_get(e->sandboxes, id);
+	ax_rt_handle h;
+
+	if (!rec)
+		return ax_fail(err, AX_EXIT_FAILURE, "NOT_FOUND", "sandbox %s is gone", id);
+	handle_of(rec, &h);
+	if (n == 0 && ax_rt_freeze(&h, id, err) < 0)
+		return -1;
+	json_object_set_new(e->capturing, id, json_integer(n + 1));
+	return 0;
+}
+
+void ax_sandbox_thaw_after_capture(ax_engine *e, const char *id)
+{
+	json_int_t n = json_integer_value(json_object_get(e->capturing, id));
+	json_t *rec = json_object_get(e->sandboxes, id);
+	ax_rt_handle h;
+	ax_error err;
+
+	if (n > 1) {
+		json_object_set_new(e->capturing, id, json_integer(n - 1));
+		return;
+	}
+	json_object_del(e->capturing, id);
+	if (!rec || strcmp(state_of(rec) ?: "", "Running") != 0)
+		return;
+	handle_of(rec, &h);
+	if (ax_rt_thaw(&h, id, &err) < 0)
+		ax_engine_log(e, "thaw of %s after a capture: %s", id, err.message);
 }

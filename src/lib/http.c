@@ -211,3 +211,12 @@ out:
 }
 
 _Static_assert(sizeof(((ax_http_call *)0)->errbuf) >= CURL_ERROR_SIZE, "errbuf must hold CURL_ERROR_SIZE");
+
+const char *ax_http_last_header(ax_http *c, const char *name)
+{
+	struct curl_header *h;
+
+	if (!c->curl || curl_easy_header(c->curl, name, 0, CURLH_HEADER, -1, &h) != CURLHE_OK)
+		return NULL;
+	return h->value;
+}

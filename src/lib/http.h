@@ -65,6 +65,10 @@ void ax_http_add_header(ax_http_call *call, const char *line);
 int ax_http_perform(ax_http_call *call, long *status, ax_error *err);
 void ax_http_end(ax_http_call *call);
 
+/* Header NAME of the last response received on C, or NULL; valid until
+ * the next request on C. */
+const char *ax_http_last_header(ax_http *c, const char *name);
+
 /* Percent-encode S for a query string; malloc'd. */
 char *ax_http_escape(const char *s);
 

@@ -357,6 +357,36 @@ if [ $engine_up -eq 1 ] && [ -z "${proxy_down:-}" ] && [ -n "${ID:-}" ]; then
 		eval '[ $rc -eq 0 ] && jtrue "$TMP/out" "[\"running\", \"resuming\"].includes(d.status)"'
 	check "cli via proxy: sandbox reaches Running" wait_state "$PROXY1" "$ID" Running
 
+	# Checkpoints: the snapshot routes, through both proxies.
+	cli "$PROXY1" checkpoint create "$ID" --name conformance -o json
+	CP=$(jv "$TMP/out" d.id)
+	check "cli via proxy: checkpoint create waits until Ready" \
+		eval '[ $rc -eq 0 ] && jtrue "$TMP/out" "d.state === \"Ready\" && d.name === \"conformance\" && d.size_bytes >= 0"'
+	req snapshot GET "$PROXY/snapshots/$CP" "" -H "OPEN-SANDBOX-API-KEY: $KEY"
+	check "proxy: GET /snapshots/{id} is a Snapshot with its size in a header" \
+		eval '[ "$code" = 200 ] && jtrue "$TMP/out" "d.id === \"$CP\" && d.status.state === \"Ready\"" &&
+			grep -qi "^x-allox-snapshot-size: [0-9]" "$TMP/hdr"'
+	req snapshots GET "$PROXY/snapshots?sandboxId=$ID&state=Ready&page=1&pageSize=5" "" -H "OPEN-SANDBOX-API-KEY: $KEY"
+	check "proxy: GET /snapshots?sandboxId&state&page&pageSize" \
+		eval '[ "$code" = 200 ] && jtrue "$TMP/out" "d.items.length === 1 && d.pagination.totalItems === 1"'
+	req snapshot-extra POST "$PROXY/sandboxes/$ID/snapshots" '{"name":"x","extra":1}' -H "OPEN-SANDBOX-API-KEY: $KEY"
+	check "proxy: a snapshot request with an extra property is refused" eval '[ "$code" = 422 ] || [ "$code" = 400 ]'
+	cli "$PROXY1" checkpoint list "$ID" -o json
+	check "cli via proxy: checkpoint list" eval '[ $rc -eq 0 ] && jtrue "$TMP/out" "d.length === 1 && d[0].id === \"$CP\""'
+	cli "$PROXY1" checkpoint restore "$CP" --timeout 10m -o json
+	RID=$(jv "$TMP/out" d.id)
+	check "cli via proxy: checkpoint restore" \
+		eval '[ $rc -eq 0 ] && [ -n "$RID" ] && jtrue "$TMP/out" "d.checkpoint_id === \"$CP\" && d.source_sandbox_id === \"$ID\""'
+	req restored GET "$PROXY/sandboxes/$RID" "" -H "OPEN-SANDBOX-API-KEY: $KEY"
+	check "proxy: a restored sandbox reports its snapshotId" \
+		eval '[ "$code" = 200 ] && jtrue "$TMP/out" "d.snapshotId === \"$CP\" && !(\"image\" in d)"'
+	cli "$PROXY1" sandbox kill "$RID" -o json
+	cli "$PROXY1" checkpoint delete "$CP" -o json
+	check "cli via proxy: checkpoint delete" eval '[ $rc -eq 0 ] && jtrue "$TMP/out" "d.deleted === true"'
+	req snapshot-gone GET "$PROXY/snapshots/$CP" "" -H "OPEN-SANDBOX-API-KEY: $KEY"
+	check "proxy: GET /snapshots/{deleted} is 404 with an ErrorResponse body" \
+		eval '[ "$code" = 404 ] && jtrue "$TMP/out" "$ERROR_ENVELOPE"'
+
 	cli "$PROXY1" sandbox kill "$ID" -o json
 	check "cli via proxy: sandbox kill" eval '[ $rc -eq 0 ] && jtrue "$TMP/out" "d.status === \"killed\""'
 
@@ -389,7 +419,7 @@ if [ $engine_up -eq 1 ] && [ -z "${proxy_down:-}" ]; then
 	# ones: /health (no spec route), the request without a key and the
 	# off-spec renew request.
 	prism_problems "$TMP/prism-proxy.log" \
-		'\] get /health .*NO_PATH_MATCHED|UNAUTHORIZED: Invalid security scheme|renew-expiration .*UNPROCESSABLE_ENTITY' \
+		'\] get /health .*NO_PATH_MATCHED|UNAUTHORIZED: Invalid security scheme|(renew-expiration|snapshots) .*UNPROCESSABLE_ENTITY|snapshots/'"$CP"'.*404' \
 		>"$TMP/out"
 	check "proxy: prism logged no violation (spec paths, curl)" eval '[ ! -s "$TMP/out" ]'
 	prism_problems "$TMP/prism-proxy-v1.log" >"$TMP/out"
@@ -417,6 +447,12 @@ if [ -z "${mock_down:-}" ]; then
 	check "cli via mock: sandbox resume" eval '[ $rc -eq 0 ]'
 	cli "$MOCK" sandbox kill "$U" -o json
 	check "cli via mock: sandbox kill" eval '[ $rc -eq 0 ]'
+	cli "$MOCK" checkpoint list "$U" -o json
+	check "cli via mock: checkpoint list" eval '[ $rc -eq 0 ]'
+	cli "$MOCK" checkpoint list --all -o json
+	check "cli via mock: checkpoint list --all" eval '[ $rc -eq 0 ]'
+	cli "$MOCK" checkpoint delete "$U" -o json
+	check "cli via mock: checkpoint delete" eval '[ $rc -eq 0 ]'
 	# The mock's sandbox has the example id "string" and the endpoint
 	# "string", so the readiness probe (which goes to http://string/...,
 	# not to the lifecycle server) cannot succeed: skip it.  Create still

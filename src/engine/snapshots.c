@@ -1,0 +1,575 @@
+/*
+ * Checkpoints of the local engine: the snapshot routes of the lifecycle API.
+ *
+ * A snapshot is a copy of a sandbox's writable overlay layer, taken while the
+ * sandbox is frozen and kept read-only under engine/layers/<snapshot id>.
+ * Restoring stacks the snapshot's layers (its own, then those its source was
+ * restored from) above the image, under a fresh writable layer: nothing is
+ * copied, and a snapshot of a restored sandbox stores only its own changes.
+ * Layers are shared by reference and go only when no snapshot and no sandbox
+ * refers to them, so deleting a snapshot never breaks a sandbox built on it.
+ */
+#include "engine.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fs.h"
+#include "runtime.h"
+#include "timeutil.h"
+
+#define PARTIAL_SUFFIX ".partial"
+#define DELETING_SUFFIX ".deleting"
+
+/* ---------- records ---------- */
+
+static const char *snap_state(const json_t *snap)
+{
+	return json_string_value(json_object_get(json_object_get(snap, "status"), "state"));
+}
+
+static void snap_status(ax_engine *e, json_t *snap, const char *state, const char *reason, const char *message)
+{
+	char now[32];
+	json_t *st = json_pack("{s:s, s:s}", "state", state, "reason", reason);
+
+	ax_time_rfc3339(ax_engine_now(e), now);
+	if (message && *message)
+		json_object_set_new(st, "message", json_string(message));
+	json_object_set_new(st, "lastTransitionAt", json_string(now));
+	json_object_set_new(snap, "status", st);
+}
+
+static char *record_path(const ax_engine *e, const char *id)
+{
+	char *path = NULL;
+
+	if (asprintf(&path, "%s/%s.json", e->snapshots_dir, id) < 0)
+		return NULL;
+	return path;
+}
+
+static void snap_save(ax_engine *e, const json_t *snap)
+{
+	const char *id = json_string_value(json_object_get(snap, "id"));
+	char *path = record_path(e, id), *text = json_dumps(snap, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	ax_error err;
+
+	if (!path || !text)
+		ax_engine_log(e, "cannot save snapshot %s: out of memory", id);
+	else if (ax_write_file_atomic(path, text, strlen(text), 0600, &err) < 0)
+		ax_engine_log(e, "cannot save snapshot %s: %s", id, err.message);
+	free(text);
+	free(path);
+}
+
+/* What the API shows: the spec's Snapshot has exactly these fields. */
+static json_t *snap_view(const json_t *snap)
+{
+	static const char *const keys[] = { "id", "sandboxId", "name", "status", "createdAt" };
+	json_t *v = json_object();
+
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		json_t *x = json_object_get(snap, keys[i]);
+
+		if (x)
+			json_object_set_new(v, keys[i], json_deep_copy(x));
+	}
+	return v;
+}
+
+/* The size travels in a header: the spec's Snapshot allows no extra field. */
+static void size_header(ax_resp *resp, const json_t *snap)
+{
+	const json_t *size = json_object_get(snap, "sizeBytes");
+
+	if (json_is_integer(size))
+		snprintf(resp->size_header, sizeof resp->size_header, "%lld", (long long)json_integer_value(size));
+}
+
+static char *layer_path(const ax_engine *e, const char *id, const char *suffix)
+{
+	char *path = NULL;
+
+	if (asprintf(&path, "%s/%s%s", e->layers_dir, id, suffix) < 0)
+		return NULL;
+	return path;
+}
+
+char **ax_layer_paths(const ax_engine *e, const json_t *layers)
+{
+	size_t n = json_array_size(layers), i;
+	char **v;
+
+	if (!n)
+		return NULL;
+	v = calloc(n + 1, sizeof *v);
+	for (i = 0; v && i < n; i++) {
+		v[i] = layer_path(e, json_string_value(json_array_get(layers, i)) ?: "", "");
+		if (!v[i]) {
+			for (size_t j = 0; j < i; j++)
+				free(v[j]);
+			free(v);
+			return NULL;
+		}
+	}
+	return v;
+}
+
+/* Milliseconds, so "latest" can tell apart checkpoints taken in one second. */
+static void created_at(const ax_engine *e, char out[32])
+{
+	struct timespec ts;
+	char sec[32];
+
+	/* The test clock is an offset in whole seconds; apply it to one reading. */
+	time_t offset = ax_engine_now(e) - time(NULL);
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ax_time_rfc3339(ts.tv_sec + offset, sec);
+	/* "…:SSZ" -> "…:SS.mmmZ" */
+	sec[strlen(sec) - 1] = '\0';
+	snprintf(out, 32, "%.19s.%03dZ", sec, (int)(ts.tv_nsec / 1000000) % 1000);
+}
+
+/* ---------- capture ---------- */
+
+typedef struct capture_job {
+	ax_engine *e;
+	char snapshot_id[37];
+	char sandbox_id[128];
+	char *src;   /* the sandbox's writable layer */
+	char *dst;   /* engine/layers/<snapshot id> */
+} capture_job;
+
+static void job_free(capture_job *job)
+{
+	free(job->src);
+	free(job->dst);
+	free(job);
+}
+
+static double since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* The copy runs without the engine lock: the sandbox is frozen, so its layer
+ * holds still, and other requests go on meanwhile. */
+static void *capture_thread(void *arg)
+{
+	capture_job *job = arg;
+	ax_engine *e = job->e;
+	char *partial = layer_path(e, job->snapshot_id, PARTIAL_SUFFIX), msg[768];
+	struct timespec t0;
+	long long size = -1;
+	ax_error err;
+	json_t *snap;
+	int rc;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ax_error_clear(&err);
+	rc = partial ? ax_layer_copy(job->src, partial, &err)
+		     : ax_fail(&err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+	pthread_mutex_lock(&e->lock);
+	ax_sandbox_thaw_after_capture(e, job->sandbox_id);
+	pthread_mutex_unlock(&e->lock);
+	if (rc == 0) {
+		size = ax_layer_size(partial);
+		if (rename(partial, job->dst) < 0)
+			rc = ax_fail(&err, AX_EXIT_FAILURE, "IO", "cannot keep the layer: %s", strerror(errno));
+	}
+	if (rc < 0 && partial)
+		ax_rt_remove_state(partial, &(ax_error){ 0 });
+
+	pthread_mutex_lock(&e->lock);
+	snap = json_object_get(e->snapshots, job->snapshot_id);
+	if (snap && rc == 0) {
+		double took = since(&t0);
+
+		snprintf(msg, sizeof msg, "captured %lld bytes in %.3f s", size < 0 ? 0 : size, took);
+		json_object_set_new(snap, "sizeBytes", json_integer(size < 0 ? 0 : size));
+		json_object_set_new(snap, "captureSeconds", json_real(took));
+		snap_status(e, snap, "Ready", "snapshot_ready", msg);
+		ax_engine_log(e, "snapshot %s of %s ready (%s)", job->snapshot_id, job->sandbox_id, msg);
+	} else if (snap) {
+		snap_status(e, snap, "Failed", "snapshot_capture_failed", err.message);
+		ax_engine_log(e, "snapshot %s of %s failed: %s", job->snapshot_id, job->sandbox_id, err.message);
+	}
+	if (snap)
+		snap_save(e, snap);
+	e->captures--;
+	pthread_cond_broadcast(&e->captured);
+	pthread_mutex_unlock(&e->lock);
+	free(partial);
+	job_free(job);
+	return NULL;
+}
+
+static int start_capture(ax_engine *e, json_t *snap, const char *sandbox_id, ax_error *err)
+{
+	capture_job *job = calloc(1, sizeof *job);
+	char *sdir = ax_store_dir(e, sandbox_id);
+	pthread_attr_t attr;
+	pthread_t tid;
+	int rc;
+
+	if (!job || !sdir) {
+		free(job);
+		free(sdir);
+		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+	}
+	job->e = e;
+	snprintf(job->snapshot_id, sizeof job->snapshot_id, "%s", json_string_value(json_object_get(snap, "id")));
+	snprintf(job->sandbox_id, sizeof job->sandbox_id, "%s", sandbox_id);
+	job->src = ax_path_join(sdir, "layer");
+	job->dst = layer_path(e, job->snapshot_id, "");
+	free(sdir);
+	if (!job->src || !job->dst) {
+		job_free(job);
+		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+	}
+	if (ax_sandbox_freeze_for_capture(e, sandbox_id, err) < 0) {
+		job_free(job);
+		return -1;
+	}
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	rc = pthread_create(&tid, &attr, capture_thread, job);
+	pthread_attr_destroy(&attr);
+	if (rc != 0) {
+		ax_sandbox_thaw_after_capture(e, sandbox_id);
+		job_free(job);
+		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot start the capture: %s", strerror(rc));
+	}
+	e->captures++;
+	return 0;
+}
+
+void ax_snapshot_create(ax_engine *e, json_t *rec, const ax_req *req, ax_resp *resp)
+{
+	const char *sandbox_id = json_string_value(json_object_get(rec, "id"));
+	const char *state = json_string_value(json_object_get(json_object_get(rec, "status"), "state"));
+	json_t *body = ax_parse_body(req, resp, false), *name, *snap, *layers, *x;
+	char id[37], now[32];
+	const char *k;
+	ax_error err;
+	size_t i;
+
+	if (!body)
+		return;
+	json_object_foreach(body, k, x)
+		if (strcmp(k, "name") != 0) {
+			ax_resp_error(resp, 400, "SNAPSHOT::INVALID_PARAMETER", "unknown field '%s' (only name is allowed)", k);
+			json_decref(body);
+			return;
+		}
+	name = json_object_get(body, "name");
+	if (name && (!json_is_string(name) || !json_string_length(name))) {
+		ax_resp_error(resp, 400, "SNAPSHOT::INVALID_PARAMETER", "name must be a non-empty string");
+		json_decref(body);
+		return;
+	}
+	if (strcmp(state ?: "", "Running") != 0) {
+		ax_resp_error(resp, 409, "SNAPSHOT::INVALID_SOURCE_STATE", "sandbox %s is %s; only a Running sandbox can be captured",
+			      sandbox_id, state ?: "in an unknown state");
+		json_decref(body);
+		return;
+	}
+	if (ax_new_uuid(id) < 0) {
+		ax_resp_error(resp, 500, "GENERAL::UNKNOWN_ERROR", "no randomness for an id");
+		json_decref(body);
+		return;
+	}
+	created_at(e, now);
+	/* The new snapshot's layers: its own, then the ones its source runs on. */
+	layers = json_pack("[s]", id);
+	json_array_foreach(json_object_get(rec, "layers"), i, x)
+		json_array_append(layers, x);
+	snap = json_pack("{s:s, s:s}", "id", id, "sandboxId", sandbox_id);
+	if (name)
+		json_object_set(snap, "name", name);
+	snap_status(e, snap, "Creating", "snapshot_accepted", NULL);
+	json_object_set_new(snap, "createdAt", json_string(now));
+	json_object_set(snap, "image", json_object_get(rec, "image"));
+	json_object_set_new(snap, "layers", layers);
+	json_decref(body);
+	json_object_set(e->snapshots, id, snap);
+	if (start_capture(e, snap, sandbox_id, &err) < 0) {
+		snap_status(e, snap, "Failed", "snapshot_runtime_failed", err.message);
+		ax_engine_log(e, "snapshot %s of %s failed: %s", id, sandbox_id, err.message);
+	}
+	snap_save(e, snap);
+	resp->status = 202;
+	/* The spec types Location as an absolute URI. */
+	snprintf(resp->location, sizeof resp->location, "http://%.128s/v1/snapshots/%s",
+		 req->host && *req->host && !strpbrk(req->host, " \r\n/") ? req->host : "localhost", id);
+	resp->body = snap_view(snap);
+	json_decref(snap);
+}
+
+/* ---------- restore ---------- */
+
+int ax_snapshot_restore_into(ax_engine *e, const char *snapshot_id, json_t *rec, ax_resp *resp)
+{
+	const json_t *snap = json_object_get(e->snapshots, snapshot_id);
+
+	if (!snap) {
+		ax_resp_error(resp, 404, "SNAPSHOT::NOT_FOUND", "snapshot %s not found", snapshot_id);
+		return -1;
+	}
+	if (strcmp(snap_state(snap) ?: "", "Ready") != 0) {
+		ax_resp_error(resp, 409, "SNAPSHOT::NOT_READY", "snapshot %s is %s, not Ready", snapshot_id,
+			      snap_state(snap) ?: "in an unknown state");
+		return -1;
+	}
+	if (!json_object_get(snap, "image") || !json_array_size(json_object_get(snap, "layers"))) {
+		ax_resp_error(resp, 409, "SNAPSHOT::INVALID_RESTORE_CONFIG", "snapshot %s has no image or layers",
+			      snapshot_id);
+		return -1;
+	}
+	json_object_set_new(rec, "snapshotId", json_string(snapshot_id));
+	json_object_set_new(rec, "image", json_deep_copy(json_object_get(snap, "image")));
+	json_object_set_new(rec, "layers", json_deep_copy(json_object_get(snap, "layers")));
+	return 0;
+}
+
+/* ---------- routes ---------- */
+
+static bool in_states(const json_t *snap, const json_t *states)
+{
+	size_t i;
+	json_t *s;
+
+	if (!json_array_size(states))
+		return true;
+	json_array_foreach(states, i, s)
+		if (strcasecmp(json_string_value(s) ?: "", snap_state(snap) ?: "") == 0)
+			return true;
+	return false;
+}
+
+static json_t *list_view(void *unused, const json_t *snap)
+{
+	(void)unused;
+	return snap_view(snap);
+}
+
+static void list(ax_engine *e, const ax_req *req, ax_resp *resp)
+{
+	const json_t *states = json_object_get(req->query, "state");
+	const char *sandbox = json_string_value(json_array_get(json_object_get(req->query, "sandboxId"), 0));
+	long page, size;
+	json_t **sel, *snap;
+	const char *id;
+	size_t n = 0;
+
+	sel = ax_page_begin(e, req, e->snapshots, &page, &size, resp);
+	if (!sel)
+		return;
+	json_object_foreach(e->snapshots, id, snap)
+		if ((!sandbox || strcmp(sandbox, json_string_value(json_object_get(snap, "sandboxId")) ?: "") == 0) &&
+		    in_states(snap, states))
+			sel[n++] = snap;
+	ax_resp_page(resp, sel, n, page, size, list_view, NULL);
+	pthread_mutex_unlock(&e->lock);
+	free(sel);
+}
+
+static void delete_snapshot(ax_engine *e, const char *id, json_t *snap, ax_resp *resp)
+{
+	char *path;
+
+	if (strcmp(snap_state(snap) ?: "", "Creating") == 0) {
+		ax_resp_error(resp, 409, "SNAPSHOT::INVALID_STATE", "snapshot %s is still being created", id);
+		return;
+	}
+	path = record_path(e, id);
+	if (!path || (unlink(path) < 0 && errno != ENOENT)) {
+		ax_resp_error(resp, 500, "GENERAL::UNKNOWN_ERROR", "cannot delete snapshot %s: %s", id,
+			      path ? strerror(errno) : "out of memory");
+		free(path);
+		return;
+	}
+	free(path);
+	json_object_del(e->snapshots, id);
+	ax_layers_gc(e);
+	ax_engine_log(e, "deleted snapshot %s", id);
+	resp->status = 204;
+}
+
+void ax_snapshots_route(ax_engine *e, const ax_req *req, ax_resp *resp)
+{
+	const char *rest = req->path + strlen("/snapshots");
+	json_t *snap;
+
+	if (!*rest || strcmp(rest, "/") == 0) {
+		if (strcmp(req->method, "GET") == 0)
+			list(e, req, resp);
+		else
+			ax_resp_error(resp, 405, "GENERAL::METHOD_NOT_ALLOWED", "%s not allowed on /snapshots", req->method);
+		return;
+	}
+	rest++;
+	if (strchr(rest, '/')) {
+		ax_resp_error(resp, 404, "GENERAL::NOT_FOUND", "no route for %s %s", req->method, req->path);
+		return;
+	}
+	pthread_mutex_lock(&e->lock);
+	snap = json_object_get(e->snapshots, rest);
+	if (!snap) {
+		ax_resp_error(resp, 404, "SNAPSHOT::NOT_FOUND", "snapshot %s not found", rest);
+	} else if (strcmp(req->method, "GET") == 0) {
+		resp->status = 200;
+		resp->body = snap_view(snap);
+		size_header(resp, snap);
+	} else if (strcmp(req->method, "DELETE") == 0) {
+		delete_snapshot(e, rest, snap, resp);
+	} else {
+		ax_resp_error(resp, 405, "GENERAL::METHOD_NOT_ALLOWED", "%s not allowed on /snapshots/{id}", req->method);
+	}
+	pthread_mutex_unlock(&e->lock);
+}
+
+/* ---------- layers ---------- */
+
+static void refer(json_t *used, const json_t *owners)
+{
+	const char *id;
+	json_t *rec, *x;
+	size_t i;
+
+	json_object_foreach((json_t *)owners, id, rec)
+		json_array_foreach(json_object_get(rec, "layers"), i, x)
+			if (json_is_string(x))
+				json_object_set_new(used, json_string_value(x), json_true());
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* Unreferenced layers are renamed here, under the lock, so no restore can
+ * pick them up; the slow removal happens in ax_layers_sweep, outside it. */
+void ax_layers_gc(ax_engine *e)
+{
+	json_t *used = json_object();
+	DIR *d = opendir(e->layers_dir);
+	struct dirent *de;
+
+	refer(used, e->snapshots);
+	refer(used, e->sandboxes);
+	while (d && (de = readdir(d))) {
+		char *from, *to;
+
+		if (de->d_name[0] == '.' || has_suffix(de->d_name, PARTIAL_SUFFIX) ||
+		    has_suffix(de->d_name, DELETING_SUFFIX) || json_object_get(used, de->d_name))
+			continue;
+		from = layer_path(e, de->d_name, "");
+		to = layer_path(e, de->d_name, DELETING_SUFFIX);
+		if (from && to && rename(from, to) < 0)
+			ax_engine_log(e, "cannot retire layer %s: %s", de->d_name, strerror(errno));
+		free(from);
+		free(to);
+	}
+	if (d)
+		closedir(d);
+	json_decref(used);
+}
+
+void ax_layers_sweep(ax_engine *e, bool partial_too)
+{
+	DIR *d = opendir(e->layers_dir);
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
+		char *path;
+		ax_error err;
+
+		if (!has_suffix(de->d_name, DELETING_SUFFIX) && !(partial_too && has_suffix(de->d_name, PARTIAL_SUFFIX)))
+			continue;
+		path = ax_path_join(e->layers_dir, de->d_name);
+		if (path && ax_rt_remove_state(path, &err) < 0)
+			ax_engine_log(e, "cannot remove %s: %s", path, err.message);
+		free(path);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* ---------- start-up and shut-down ---------- */
+
+int ax_snapshots_load(ax_engine *e, ax_error *err)
+{
+	DIR *d;
+	struct dirent *de;
+
+	if (ax_mkdir_p(e->snapshots_dir, 0700, err) < 0 || ax_mkdir_p(e->layers_dir, 0700, err) < 0)
+		return -1;
+	d = opendir(e->snapshots_dir);
+	if (!d)
+		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot read %s: %s", e->snapshots_dir, strerror(errno));
+	while ((de = readdir(d))) {
+		char *path;
+		json_t *snap;
+		const char *id;
+
+		if (de->d_name[0] == '.' || !has_suffix(de->d_name, ".json"))
+			continue;
+		path = ax_path_join(e->snapshots_dir, de->d_name);
+		snap = path ? json_load_file(path, 0, NULL) : NULL;
+		id = json_string_value(json_object_get(snap, "id"));
+		if (id && strlen(id) + 5 == strlen(de->d_name) && strncmp(id, de->d_name, strlen(id)) == 0)
+			json_object_set(e->snapshots, id, snap);
+		else
+			ax_engine_log(e, "ignoring %s: not a snapshot record", path ? path : de->d_name);
+		json_decref(snap);
+		free(path);
+	}
+	closedir(d);
+	return 0;
+}
+
+/* A capture the last engine did not finish failed; its sandbox may still be
+ * frozen, and its partial copy is garbage. */
+void ax_snapshots_adopt(ax_engine *e)
+{
+	const char *id;
+	json_t *snap;
+
+	pthread_mutex_lock(&e->lock);
+	json_object_foreach(e->snapshots, id, snap)
+		if (strcmp(snap_state(snap) ?: "", "Creating") == 0) {
+			snap_status(e, snap, "Failed", "snapshot_recovery_failed", "the engine stopped during the capture");
+			snap_save(e, snap);
+		}
+	ax_layers_gc(e);
+	pthread_mutex_unlock(&e->lock);
+	ax_layers_sweep(e, true);
+}
+
+void ax_snapshots_drain(ax_engine *e, int seconds)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += seconds;
+	pthread_mutex_lock(&e->lock);
+	while (e->captures > 0)
+		if (pthread_cond_timedwait(&e->captured, &e->lock, &until) == ETIMEDOUT)
+			break;
+	pthread_mutex_unlock(&e->lock);
+}
