@@ -175,7 +175,7 @@ void jo_add_error(struct jo_outputs *o, const char *ename, const char *evalue)
 
 	json_object_set_new(out, "ename", json_string(ename));
 	json_object_set_new(out, "evalue", json_string(evalue));
-	json_object_set_new(out, "traceback", json_pack("[s]", evalue));
+	json_object_set_new(out, "traceback", json_pack("[o]", json_sprintf("%s: %s", ename, evalue)));
 	o->clear_pending = false;
 	append(o, out, NULL);
 }

@@ -20,6 +20,12 @@ char *ax_aio_url_or_null(ax_lifecycle *lc, const ax_config *cfg, const char *id)
  * (free it, not its strings). No command words is a usage error. */
 int ax_split_target(const ax_args *args, const char **id, const char ***words, size_t *n, ax_error *err);
 
+/* Connect to the AIO runtime of GIVEN (NULL: the SANDBOX_ID positional or
+ * the current session) with TIMEOUT_S per request; *ID is the sandbox
+ * (malloc'd; free it in any case). On success free AIO and close LC. */
+int ax_open_aio(ax_ctx *ctx, const char *given, const ax_args *args, long timeout_s, char **id, ax_lifecycle *lc,
+		ax_http *aio, ax_error *err);
+
 /* A UUID as the original detects sandbox ids among command words. */
 bool ax_looks_like_uuid(const char *s);
 
