@@ -437,6 +437,23 @@ static struct jsession *request_session(struct ag_jupyter *j, const char *sessio
 	return s;
 }
 
+/* A session this call created whose kernel never started is no session:
+ * forget it (after the turn). */
+static void drop_unstarted(struct ag_jupyter *j, struct jsession *s)
+{
+	bool drop;
+
+	pthread_mutex_lock(&j->lock);
+	pthread_mutex_lock(&s->lock);
+	drop = !s->kernel && !s->deleted;
+	pthread_mutex_unlock(&s->lock);
+	if (drop)
+		unlink_locked(j, s);
+	pthread_mutex_unlock(&j->lock);
+	if (drop)
+		retire(j, s);
+}
+
 static int run_in_turn(struct ag_jupyter *j, struct jsession *s, const char *code, const char *cwd, double timeout_s,
 		       json_t **result, struct ag_jupyter_error *err)
 {
@@ -474,6 +491,8 @@ int ag_jupyter_execute_in(struct ag_jupyter *j, const char *code, const char *ke
 	take_turn(s);
 	rc = run_in_turn(j, s, code, cwd, timeout_s, result, err);
 	end_turn(s);
+	if (rc < 0 && created)
+		drop_unstarted(j, s);
 	unref(j, s);
 	return rc;
 }
@@ -506,6 +525,8 @@ int ag_jupyter_create(struct ag_jupyter *j, const char *session_id, const char *
 	else if (!s->kernel)
 		rc = start_kernel(j, s, cwd, err);
 	end_turn(s);
+	if (rc < 0 && created)
+		drop_unstarted(j, s);
 	if (rc == 0)
 		*result = json_pack("{s:s, s:s, s:s}", "session_id", s->id, "kernel_name", s->kernel_name, "message",
 				    created ? "Session created" : "Session already exists");
