@@ -146,15 +146,22 @@ static void session_destroy(struct jsession *s)
 	free(s);
 }
 
-static void unref(struct ag_jupyter *j, struct jsession *s)
+/* Drop N references to S. */
+static void release(struct ag_jupyter *j, struct jsession *s, int n)
 {
 	int left;
 
 	pthread_mutex_lock(&j->lock);
-	left = --s->refs;
+	s->refs -= n;
+	left = s->refs;
 	pthread_mutex_unlock(&j->lock);
 	if (!left)
 		session_destroy(s);
+}
+
+static void unref(struct ag_jupyter *j, struct jsession *s)
+{
+	release(j, s, 1);
 }
 
 static bool is_deleted(struct jsession *s)
@@ -207,13 +214,18 @@ static void unlink_locked(struct ag_jupyter *j, struct jsession *s)
 	pthread_mutex_unlock(&s->lock);
 }
 
-/* Stop the kernel of S, unlinked already, once the calls in it are over,
- * and drop the reference unlink_locked handed over. */
-static void retire(struct ag_jupyter *j, struct jsession *s)
+/* Stop the kernel of S, unlinked already, once the calls in it are over. */
+static void stop_kernel(struct jsession *s)
 {
 	take_turn(s);
 	jk_kernel_free(detach_kernel(s));
 	end_turn(s);
+}
+
+/* stop_kernel, then drop the reference unlink_locked handed over. */
+static void retire(struct ag_jupyter *j, struct jsession *s)
+{
+	stop_kernel(s);
 	unref(j, s);
 }
 
@@ -437,21 +449,26 @@ static struct jsession *request_session(struct ag_jupyter *j, const char *sessio
 	return s;
 }
 
-/* A session this call created whose kernel never started is no session:
- * forget it (after the turn). */
-static void drop_unstarted(struct ag_jupyter *j, struct jsession *s)
+/* The end of a call on S (after its turn): drop the caller's reference,
+ * and when the call FAILED in a session it CREATED whose kernel never
+ * started, forget that session too: it is no session. */
+static void finish_call(struct ag_jupyter *j, struct jsession *s, bool created, bool failed)
 {
-	bool drop;
+	bool drop = false;
 
-	pthread_mutex_lock(&j->lock);
-	pthread_mutex_lock(&s->lock);
-	drop = !s->kernel && !s->deleted;
-	pthread_mutex_unlock(&s->lock);
+	if (created && failed) {
+		pthread_mutex_lock(&j->lock);
+		pthread_mutex_lock(&s->lock);
+		drop = !s->kernel && !s->deleted;
+		pthread_mutex_unlock(&s->lock);
+		if (drop)
+			unlink_locked(j, s);
+		pthread_mutex_unlock(&j->lock);
+	}
 	if (drop)
-		unlink_locked(j, s);
-	pthread_mutex_unlock(&j->lock);
-	if (drop)
-		retire(j, s);
+		stop_kernel(s);
+	/* The registry's reference too when the session was dropped. */
+	release(j, s, drop ? 2 : 1);
 }
 
 static int run_in_turn(struct ag_jupyter *j, struct jsession *s, const char *code, const char *cwd, double timeout_s,
@@ -491,9 +508,7 @@ int ag_jupyter_execute_in(struct ag_jupyter *j, const char *code, const char *ke
 	take_turn(s);
 	rc = run_in_turn(j, s, code, cwd, timeout_s, result, err);
 	end_turn(s);
-	if (rc < 0 && created)
-		drop_unstarted(j, s);
-	unref(j, s);
+	finish_call(j, s, created, rc < 0);
 	return rc;
 }
 
@@ -525,12 +540,10 @@ int ag_jupyter_create(struct ag_jupyter *j, const char *session_id, const char *
 	else if (!s->kernel)
 		rc = start_kernel(j, s, cwd, err);
 	end_turn(s);
-	if (rc < 0 && created)
-		drop_unstarted(j, s);
 	if (rc == 0)
 		*result = json_pack("{s:s, s:s, s:s}", "session_id", s->id, "kernel_name", s->kernel_name, "message",
 				    created ? "Session created" : "Session already exists");
-	unref(j, s);
+	finish_call(j, s, created, rc < 0);
 	return rc;
 }
 

@@ -45,36 +45,41 @@ int jc_send(void *sock, const char *key, const char *session, const char *msg_ty
 	return rc;
 }
 
+/* Throw away the rest of a message whose first frames were taken. */
+static void discard_rest(void *sock)
+{
+	zmq_msg_t extra;
+	int more = 1;
+
+	while (more) {
+		zmq_msg_init(&extra);
+		more = zmq_msg_recv(&extra, sock, 0) >= 0 && zmq_msg_more(&extra);
+		zmq_msg_close(&extra);
+	}
+}
+
 int jc_recv(void *sock, const char *key, struct jw_msg *msg, const char **why)
 {
 	zmq_msg_t parts[MAX_FRAMES];
 	struct jw_frame frames[MAX_FRAMES];
-	zmq_msg_t extra;
-	size_t n = 0, i;
-	int more = 1, rc;
+	size_t n, i;
+	int rc;
 
 	zmq_msg_init(&parts[0]);
 	if (zmq_msg_recv(&parts[0], sock, ZMQ_DONTWAIT) < 0) {
 		zmq_msg_close(&parts[0]);
 		return 0;
 	}
-	n = 1;
 	/* The rest of a multipart message is delivered with its first frame. */
-	while (more && zmq_msg_more(&parts[n - 1])) {
-		zmq_msg_t *m = n < MAX_FRAMES ? &parts[n] : &extra;
-
-		zmq_msg_init(m);
-		if (zmq_msg_recv(m, sock, 0) < 0) {
-			zmq_msg_close(m);
+	for (n = 1; n < MAX_FRAMES && zmq_msg_more(&parts[n - 1]); n++) {
+		zmq_msg_init(&parts[n]);
+		if (zmq_msg_recv(&parts[n], sock, 0) < 0) {
+			zmq_msg_close(&parts[n]);
 			break;
 		}
-		if (m == &extra) {
-			more = zmq_msg_more(m);
-			zmq_msg_close(m);
-		} else {
-			n++;
-		}
 	}
+	if (n == MAX_FRAMES && zmq_msg_more(&parts[n - 1]))
+		discard_rest(sock);
 	for (i = 0; i < n; i++)
 		frames[i] = (struct jw_frame){ zmq_msg_data(&parts[i]), zmq_msg_size(&parts[i]) };
 	rc = jw_decode(key, frames, n, msg, why) == 0 ? 1 : -1;

@@ -106,10 +106,8 @@ static char *replace_all(const char *s, const char *placeholder, const char *val
 	if (!out)
 		return NULL;
 	for (w = out; (p = strstr(s, placeholder)); s = p + plen) {
-		memcpy(w, s, (size_t)(p - s));
-		w += p - s;
-		memcpy(w, value, vlen);
-		w += vlen;
+		w = mempcpy(w, s, (size_t)(p - s));
+		w = mempcpy(w, value, vlen);
 	}
 	strcpy(w, s);
 	return out;
