@@ -100,8 +100,8 @@ static const ax_option_spec aio_exec_options[] = {
 static const ax_option_spec aio_jupyter_run_options[] = {
 	{ "code", 'c', AX_OPT_STRING, "CODE", NULL, NULL, false, "the code to run" },
 	{ "file", 'f', AX_OPT_STRING, "FILE", NULL, NULL, false, "run the code in FILE; - reads standard input" },
-	{ "session", 0, AX_OPT_STRING, "ID", NULL, "default", false,
-	  "the session to run in: one kernel each, keeping its variables" },
+	{ "session", 0, AX_OPT_STRING, "ID", NULL, NULL, false,
+	  "the session to run in, one kernel each (default: the sandbox's shared session)" },
 	{ "kernel", 0, AX_OPT_STRING, "NAME", NULL, "python3", false,
 	  "kernelspec of a new session (GET /v1/jupyter/info lists them)" },
 	{ "timeout", 0, AX_OPT_DURATION, "DURATION", NULL, "30", false,
