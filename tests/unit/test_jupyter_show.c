@@ -44,6 +44,18 @@ static void capture_free(struct capture *c)
 	json_decref(c->show.saved);
 }
 
+/* Show R into C (started with COLOR and IMAGE_DIR); ax_jupyter_show's result. */
+static int show(struct capture *c, const json_t *r, bool color, const char *image_dir)
+{
+	ax_error err;
+	int rc;
+
+	capture_start(c, color, image_dir);
+	rc = ax_jupyter_show(r, &c->show, &err);
+	capture_end(c);
+	return rc;
+}
+
 static json_t *result_with(json_t *outputs)
 {
 	return json_pack("{s:s, s:i, s:o}", "status", "ok", "execution_count", 7, "outputs", outputs);
@@ -69,20 +81,15 @@ static void test_show_streams_results_errors(void **state)
 		"output_type", "error", "ename", "ZeroDivisionError", "evalue", "division by zero", "traceback",
 		"\033[0;31m----\033[0m", "\033[0;31mZeroDivisionError\033[0m: division by zero"));
 	struct capture c;
-	ax_error err;
 
 	(void)state;
-	capture_start(&c, false, NULL);
-	assert_int_equal(ax_jupyter_show(r, &c.show, &err), 0);
-	capture_end(&c);
+	assert_int_equal(show(&c, r, false, NULL), 0);
 	assert_string_equal(c.out, "out\nline 1\nline 2\n<Figure>\n");
 	assert_string_equal(c.err, "warn\n----\nZeroDivisionError: division by zero\n");
 	capture_free(&c);
 
 	/* On a terminal the traceback keeps its colour. */
-	capture_start(&c, true, NULL);
-	assert_int_equal(ax_jupyter_show(r, &c.show, &err), 0);
-	capture_end(&c);
+	assert_int_equal(show(&c, r, true, NULL), 0);
 	assert_non_null(strstr(c.err, "\033[0;31mZeroDivisionError\033[0m"));
 	capture_free(&c);
 	json_decref(r);
@@ -93,12 +100,9 @@ static void test_error_without_traceback(void **state)
 	json_t *r = result_with(json_pack("[{s:s, s:s, s:s, s:[]}]", "output_type", "error", "ename", "DeadKernelError",
 					  "evalue", "gone", "traceback"));
 	struct capture c;
-	ax_error err;
 
 	(void)state;
-	capture_start(&c, false, NULL);
-	assert_int_equal(ax_jupyter_show(r, &c.show, &err), 0);
-	capture_end(&c);
+	assert_int_equal(show(&c, r, false, NULL), 0);
 	assert_string_equal(c.err, "DeadKernelError: gone\n");
 	capture_free(&c);
 	json_decref(r);
@@ -117,9 +121,7 @@ static void test_save_images(void **state)
 	(void)state;
 	assert_non_null(mkdtemp(dir));
 	sub = ax_path_join(dir, "new/images");
-	capture_start(&c, false, sub);
-	assert_int_equal(ax_jupyter_show(r, &c.show, &err), 0);
-	capture_end(&c);
+	assert_int_equal(show(&c, r, false, sub), 0);
 	/* The file is named where the image would show; missing directories are made. */
 	snprintf(want, sizeof want, "plot:\n[image/png saved to %s/output_7_1.png]\n", sub);
 	assert_string_equal(c.out, want);
