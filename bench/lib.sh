@@ -23,6 +23,16 @@ time_n() {
 	done
 }
 
+# bench_home: a private ALLOX_HOME with a work directory ($work) and a
+# trap that kills its current sandbox, stops its engine and removes it.
+bench_home() {
+	ALLOX_HOME="$(mktemp -d /tmp/allox-bench.XXXXXX)"
+	export ALLOX_HOME
+	work="$ALLOX_HOME/work"
+	mkdir -p "$work"
+	trap '"$ALLOX_CLI" sandbox kill >/dev/null 2>&1; kill "$(cat "$ALLOX_HOME/run/engine.pid" 2>/dev/null)" 2>/dev/null; rm -rf "$ALLOX_HOME"' EXIT
+}
+
 rss_kib() {
 	awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null
 }

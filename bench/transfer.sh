@@ -7,10 +7,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 : "${ALLOX_CLI:?}"
 N=${BENCH_N:-20}
 SIZE_MIB=${BENCH_SIZE_MIB:-1024}
-export ALLOX_HOME="$(mktemp -d /tmp/allox-bench.XXXXXX)"
-work="$ALLOX_HOME/work"
-mkdir -p "$work"
-trap '"$ALLOX_CLI" sandbox kill >/dev/null 2>&1; kill "$(cat "$ALLOX_HOME/run/engine.pid" 2>/dev/null)" 2>/dev/null; rm -rf "$ALLOX_HOME"' EXIT
+bench_home
 
 "$ALLOX_CLI" sandbox create >/dev/null || exit 1
 agent=$(jq -r .runtime.initPid "$ALLOX_HOME"/engine/sandboxes/*/record.json)

@@ -33,6 +33,7 @@
 #include "auth.h"
 #include "error.h"
 #include "execd_registry.h"
+#include "jupyter.h"
 #include "log.h"
 #include "reaper.h"
 #include "route.h"
@@ -72,6 +73,7 @@ struct agent {
 	int have_reaper;
 	struct aio_sessions *aio_sessions;
 	struct execd_registry *execd;
+	struct ag_jupyter *jupyter;
 	struct ag_supervisor sup;
 	struct ag_server server;
 	int sigfd;
@@ -331,8 +333,10 @@ static int run(struct agent *a, ax_error *err)
 	a->have_reaper = 1;
 	a->aio_sessions = aio_sessions_new();
 	a->execd = execd_registry_new();
-	if (!a->aio_sessions || !a->execd)
+	a->jupyter = ag_jupyter_new();
+	if (!a->aio_sessions || !a->execd || !a->jupyter)
 		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "cannot set up the command registries");
+	ag_jupyter_set_reaper(a->jupyter, &a->reaper);
 	a->ctx = (struct ag_ctx){
 		.sandbox_id = a->opt.sandbox_id,
 		.version = AG_VERSION,
@@ -341,6 +345,7 @@ static int run(struct agent *a, ax_error *err)
 		.reaper = &a->reaper,
 		.aio_sessions = a->aio_sessions,
 		.execd = a->execd,
+		.jupyter = a->jupyter,
 		.started = time(NULL),
 	};
 	ag_log("allox-agent %s for sandbox %s (pid %d)", AG_VERSION, a->opt.sandbox_id, (int)getpid());
@@ -391,6 +396,7 @@ int main(int argc, char **argv)
 	/* The server has stopped: no request can reach these any more. */
 	aio_sessions_free(a.aio_sessions);
 	execd_registry_free(a.execd);
+	ag_jupyter_free(a.jupyter);
 	if (a.have_reaper)
 		ag_reaper_destroy(&a.reaper);
 	if (a.sigfd >= 0)

@@ -16,6 +16,7 @@
 struct ag_reaper;
 struct aio_sessions;
 struct execd_registry;
+struct ag_jupyter;
 
 /* Read-only after start-up, shared by every connection thread: the pointers
  * never change; the objects behind them have their own locks. main.c owns
@@ -28,6 +29,7 @@ struct ag_ctx {
 	struct ag_reaper *reaper;   /* register children you spawn and wait for; see reaper.h */
 	struct aio_sessions *aio_sessions;      /* AIO shell sessions; see aio_session.h */
 	struct execd_registry *execd;           /* execd commands by id; see execd_registry.h */
+	struct ag_jupyter *jupyter;             /* Jupyter kernels by session; see jupyter.h */
 	time_t started;
 };
 

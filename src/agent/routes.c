@@ -4,6 +4,7 @@
 #include "routes_aio.h"
 #include "routes_basic.h"
 #include "routes_execd.h"
+#include "routes_jupyter.h"
 
 const struct ag_route ag_routes[] = {
 	{ "GET", "/ping", AG_EXACT, ag_get_ping, AG_BODY_NONE, 0, NULL },
@@ -11,5 +12,6 @@ const struct ag_route ag_routes[] = {
 	{ "GET", "/v1/shell/sessions", AG_EXACT, ag_get_shell_sessions, AG_BODY_NONE, 0, NULL },
 	AG_EXECD_ROUTES
 	AG_AIO_ROUTES
+	AG_JUPYTER_ROUTES
 	{ NULL, NULL, AG_EXACT, NULL, AG_BODY_NONE, 0, NULL },
 };

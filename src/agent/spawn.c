@@ -279,3 +279,8 @@ void ag_proc_close(struct ag_proc *p)
 	close_fd(&p->out_fd);
 	close_fd(&p->err_fd);
 }
+
+char **ag_child_environ(const char *const *extra)
+{
+	return child_environ(extra);
+}

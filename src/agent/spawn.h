@@ -33,6 +33,11 @@ void ag_proc_kill(const struct ag_proc *p, int sig);
 /* Close its pipes (it keeps running if it still does). */
 void ag_proc_close(struct ag_proc *p);
 
+/* The environment a child gets: the agent's minus its internal variables,
+ * then EXTRA ("K=V", NULL-terminated, may be NULL; the last of a name
+ * wins). The strings are borrowed; free only the array. NULL on ENOMEM. */
+char **ag_child_environ(const char *const *extra);
+
 /* In a freshly forked child (async-signal-safe; also used for the
  * entrypoint, supervise.c): put it in a process group of its own and undo
  * what the agent changed for itself (SIGPIPE ignored, signals blocked), which

@@ -165,3 +165,9 @@ int ax_cmd_aio_read(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *
 	free(id);
 	return rc;
 }
+
+int ax_open_aio(ax_ctx *ctx, const char *given, const ax_args *args, long timeout_s, char **id, ax_lifecycle *lc,
+		ax_http *aio, ax_error *err)
+{
+	return open_aio(ctx, given, args, timeout_s, id, lc, aio, err);
+}

@@ -182,6 +182,7 @@ int ax_cmd_config_path(struct ax_ctx *, const struct ax_args *, struct ax_result
 int ax_cmd_run(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
 int ax_cmd_aio_exec(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
 int ax_cmd_aio_read(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
+int ax_cmd_aio_jupyter_run(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
 int ax_cmd_file_cat(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
 int ax_cmd_file_write(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
 int ax_cmd_file_upload(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);

@@ -97,6 +97,28 @@ static const ax_option_spec aio_exec_options[] = {
 	END_OPTIONS,
 };
 
+static const ax_option_spec aio_jupyter_run_options[] = {
+	{ "code", 'c', AX_OPT_STRING, "CODE", NULL, NULL, false, "the code to run" },
+	{ "file", 'f', AX_OPT_STRING, "FILE", NULL, NULL, false, "run the code in FILE; - reads standard input" },
+	{ "session", 0, AX_OPT_STRING, "ID", NULL, NULL, false,
+	  "the session to run in, one kernel each (default: the sandbox's shared session)" },
+	{ "kernel", 0, AX_OPT_STRING, "NAME", NULL, "python3", false,
+	  "kernelspec of a new session (GET /v1/jupyter/info lists them)" },
+	{ "timeout", 0, AX_OPT_DURATION, "DURATION", NULL, "30", false,
+	  "interrupt the code after this long, 1s to 300s (status timeout)" },
+	{ "save-images", 0, AX_OPT_STRING, "DIR", NULL, NULL, false,
+	  "write image/png outputs to DIR/output_<count>_<index>.png" },
+	END_OPTIONS,
+};
+
+static const char *const aio_jupyter_run_examples[] = {
+	"allox-cli aio jupyter run -c \"print(2 + 2)\" -o json",
+	"allox-cli aio jupyter run -c \"x = 41\" && allox-cli aio jupyter run -c \"x + 1\"",
+	"allox-cli aio jupyter run -f analysis.py --timeout 5m --save-images plots",
+	"echo 'import sys; sys.version' | allox-cli aio jupyter run -f - --session s1",
+	NULL,
+};
+
 static const ax_positional_spec path_positionals[] = {
 	{ "SANDBOX_ID", AX_POS_OPTIONAL, "the sandbox; default: the current session" },
 	{ "PATH", AX_POS_REQUIRED, "absolute path inside the sandbox" },
@@ -225,6 +247,15 @@ static const ax_command_spec commands[] = {
 	  ax_cmd_aio_exec, aio_exec_examples },
 	{ "aio", "read", "Print a file through the AIO runtime", NULL,
 	  path_positionals, NULL, AX_FMT_RAW | AX_FMT_JSON, AX_FMT_RAW, 0, ax_cmd_aio_read, NULL },
+	{ "aio", "jupyter run", "Run code in the sandbox's Jupyter kernel",
+	  "Each session is one kernel that keeps its variables; without --session, calls share the sandbox's "
+	  "default session, so consecutive calls see each other's state. The kernel starts on first use. Raw "
+	  "output is what a notebook shows: streams on stdout and stderr, text/plain results, errors with their "
+	  "traceback on stderr (coloured only on a terminal). A timeout interrupts the code; the kernel keeps "
+	  "its state. Exits 1 when the status is not ok (error or timeout); -o json prints the result object "
+	  "{kernel_name, session_id, status, execution_count, outputs, code, msg_id}.",
+	  sandbox_id_positionals, aio_jupyter_run_options, AX_FMT_RAW | AX_FMT_JSON, AX_FMT_RAW, 0,
+	  ax_cmd_aio_jupyter_run, aio_jupyter_run_examples },
 	{ "file", "cat", "Print a file from a sandbox", NULL,
 	  path_positionals, file_cat_options, AX_FMT_RAW | AX_FMT_JSON, AX_FMT_RAW, 0, ax_cmd_file_cat, NULL },
 	{ "file", "write", "Write a file in a sandbox from --content or standard input", NULL,

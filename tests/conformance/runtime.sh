@@ -639,6 +639,31 @@ if [ -z "${aio_down:-}" ]; then
 	check "aio: POST /v1/file/list" \
 		eval '[ "$code" = 200 ] && clean && jtrue "$TMP/out" "$AIO_OK && d.data.files.map(f => f.name).sort().join() === \"bin.dat,text.txt,up.txt\""'
 
+	# Jupyter: the first call starts a real kernel, which may take a while.
+	req jupyter POST "$APROXY/v1/jupyter/execute" '{"code":"x = 6 * 7\nprint(x)","session_id":"conformance"}' \
+		--max-time 120
+	check "aio: POST /v1/jupyter/execute (a real kernel)" \
+		eval '[ "$code" = 200 ] && clean && jtrue "$TMP/out" "$AIO_OK && d.data.status === \"ok\" &&
+			d.data.session_id === \"conformance\" && d.data.outputs[0].text === \"42\\n\""'
+	req jupyter-error POST "$APROXY/v1/jupyter/execute" '{"code":"x / 0","session_id":"conformance","timeout":10}'
+	check "aio: POST /v1/jupyter/execute with an error (status error, traceback)" \
+		eval '[ "$code" = 200 ] && clean && jtrue "$TMP/out" "$AIO_OK && d.data.status === \"error\" &&
+			d.data.outputs[0].ename === \"ZeroDivisionError\" && d.data.outputs[0].traceback.length > 0"'
+	req jupyter-info GET "$APROXY/v1/jupyter/info"
+	check "aio: GET /v1/jupyter/info" \
+		eval '[ "$code" = 200 ] && clean && jtrue "$TMP/out" "$AIO_OK && d.data.available_kernels.includes(\"python3\")"'
+	req jupyter-create POST "$APROXY/v1/jupyter/sessions/create" '{"session_id":"conformance-2"}' --max-time 120
+	check "aio: POST /v1/jupyter/sessions/create" \
+		eval '[ "$code" = 200 ] && clean && jtrue "$TMP/out" "$AIO_OK && d.data.session_id === \"conformance-2\""'
+	req jupyter-sessions GET "$APROXY/v1/jupyter/sessions"
+	check "aio: GET /v1/jupyter/sessions" \
+		eval '[ "$code" = 200 ] && clean && jtrue "$TMP/out" "$AIO_OK && \"conformance-2\" in d.data.sessions"'
+	req jupyter-delete DELETE "$APROXY/v1/jupyter/sessions/conformance-2"
+	check "aio: DELETE /v1/jupyter/sessions/{session_id}" eval '[ "$code" = 200 ] && clean'
+	req jupyter-delete-all DELETE "$APROXY/v1/jupyter/sessions"
+	check "aio: DELETE /v1/jupyter/sessions" \
+		eval '[ "$code" = 200 ] && clean && jtrue "$TMP/out" "$AIO_OK && d.data.deleted === 1"'
+
 	req off-spec POST "$APROXY/v1/file/read" '{"path":"/etc/hostname"}'
 	check "aio: prism refuses a request that violates the spec (422)" \
 		eval '[ "$code" = 422 ] && grep -q "file" "$TMP/out"'

@@ -1,0 +1,196 @@
+/* aio jupyter run: code in the sandbox's Jupyter kernel (POST /v1/jupyter/execute). */
+#include "command.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "aio.h"
+#include "common.h"
+#include "duration.h"
+#include "fs.h"
+#include "hook.h"
+#include "jupyter_show.h"
+
+/* The AIO API's bounds and default for timeout, in seconds. */
+#define TIMEOUT_MIN 1
+#define TIMEOUT_MAX 300
+#define TIMEOUT_DEFAULT 30
+/* The agent's limit on a request body, which the code travels in. */
+#define CODE_MAX ((size_t)16 << 20)
+/* Beyond the timeout, the request may take a kernel start (up to 60 s) and
+ * the interrupt's grace. */
+#define REQUEST_MARGIN_S 90
+
+/* All of standard input. */
+static int read_stdin(char **code, ax_error *err)
+{
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	ssize_t n;
+
+	for (;;) {
+		if (len == cap) {
+			char *grown;
+
+			if (cap >= CODE_MAX) {
+				free(buf);
+				return ax_fail(err, AX_EXIT_FAILURE, "TOO_LARGE", "the code on standard input is over %zu MiB",
+					       CODE_MAX >> 20);
+			}
+			cap = cap ? cap * 2 : 65536;
+			grown = realloc(buf, cap + 1);
+			if (!grown) {
+				free(buf);
+				return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+			}
+			buf = grown;
+		}
+		n = read(STDIN_FILENO, buf + len, cap - len);
+		if (n == 0)
+			break;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			free(buf);
+			return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot read standard input: %s", strerror(errno));
+		}
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	*code = buf;
+	return 0;
+}
+
+/* The code from -c, -f FILE or -f - (standard input); malloc'd. */
+static int read_code(const ax_args *args, char **code, ax_error *err)
+{
+	const char *inline_code = ax_arg_string(args, "code"), *file = ax_arg_string(args, "file");
+	size_t len;
+	int rc;
+
+	*code = NULL;
+	if (inline_code && file)
+		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "give the code with -c or -f, not both");
+	if (!inline_code && !file)
+		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "missing code: give -c CODE, -f FILE or -f - (standard input)");
+	if (inline_code) {
+		*code = strdup(inline_code);
+		return *code ? 0 : ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+	}
+	if (strcmp(file, "-") == 0)
+		return read_stdin(code, err);
+	rc = ax_read_file(file, code, &len, err);
+	if (rc > 0)
+		return ax_fail(err, AX_EXIT_FAILURE, "NOT_FOUND", "%s: No such file or directory", file);
+	if (rc == 0 && len > CODE_MAX) {
+		free(*code);
+		*code = NULL;
+		return ax_fail(err, AX_EXIT_FAILURE, "TOO_LARGE", "%s: over %zu MiB", file, CODE_MAX >> 20);
+	}
+	return rc;
+}
+
+static int timeout_arg(const ax_args *args, long long *secs, ax_error *err)
+{
+	const char *t = ax_arg_string(args, "timeout");
+
+	*secs = TIMEOUT_DEFAULT;
+	if (t && ax_duration_parse(t, secs, err) < 0)
+		return -1;
+	if (*secs < TIMEOUT_MIN || *secs > TIMEOUT_MAX)
+		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "--timeout must be from %ds to %ds", TIMEOUT_MIN, TIMEOUT_MAX);
+	return 0;
+}
+
+static json_t *request_body(const char *code, const ax_args *args, long long secs, ax_error *err)
+{
+	const char *session = ax_arg_string(args, "session"), *kernel = ax_arg_string(args, "kernel");
+	json_t *body = json_pack("{s:s, s:I}", "code", code, "timeout", (json_int_t)secs);
+
+	if (!body) {
+		ax_fail(err, AX_EXIT_FAILURE, "ENCODING", "the code is not UTF-8 text");
+		return NULL;
+	}
+	if (session)
+		json_object_set_new(body, "session_id", json_string(session));
+	if (kernel)
+		json_object_set_new(body, "kernel_name", json_string(kernel));
+	return body;
+}
+
+/* Tracebacks keep their colour only where a terminal shows them. */
+static bool color_on_stderr(const ax_ctx *ctx)
+{
+	const char *no_color = getenv("NO_COLOR");
+
+	return isatty(fileno(ctx->err)) && !(no_color && *no_color) && !ctx->globals->flags.no_color &&
+	       ax_config_bool(ctx->config, "color");
+}
+
+/* Show DATA as asked; the exit status (1 when the code did not end ok). */
+static int report(ax_ctx *ctx, const ax_args *args, json_t *data, ax_result *res, ax_error *err)
+{
+	const char *status = json_string_value(json_object_get(data, "status")) ?: "unknown";
+	struct ax_jupyter_show show = { ctx->out, ctx->err, color_on_stderr(ctx), ax_arg_string(args, "save-images"),
+					json_array() };
+	bool ok = strcmp(status, "ok") == 0;
+	int rc = -1;
+
+	if (args->format == AX_FMT_JSON) {
+		if (ax_jupyter_save_images(data, &show, err) < 0)
+			goto out;
+		if (show.image_dir)
+			json_object_set(data, "saved_images", show.saved);
+		res->kind = AX_RESULT_DATA;
+		res->data = json_incref(data);
+		/* The status is in the object; the exit status says it too. */
+		rc = ok ? 0 : 1;
+		goto out;
+	}
+	if (ax_jupyter_show(data, &show, err) < 0)
+		goto out;
+	if (ok) {
+		rc = 0;
+	} else {
+		ax_fail(err, AX_EXIT_FAILURE, "JUPYTER", "Jupyter execution status: %s", status);
+		if (strcmp(status, "timeout") == 0)
+			ax_error_hint(err, "The kernel was interrupted at the timeout (--timeout) and keeps its state.");
+	}
+out:
+	json_decref(show.saved);
+	return rc;
+}
+
+int ax_cmd_aio_jupyter_run(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+{
+	char *code = NULL, *id = NULL;
+	json_t *body = NULL, *data = NULL;
+	long long secs;
+	ax_lifecycle lc;
+	ax_http aio;
+	int rc = -1;
+
+	if (timeout_arg(args, &secs, err) < 0 || read_code(args, &code, err) < 0)
+		return -1;
+	body = request_body(code, args, secs, err);
+	if (!body)
+		goto out;
+	if (ax_open_aio(ctx, NULL, args, (long)secs + REQUEST_MARGIN_S, &id, &lc, &aio, err) < 0)
+		goto out;
+	rc = ax_aio_call(&aio, "/v1/jupyter/execute", body, "Jupyter execution returned no data", &data, err);
+	ax_http_free(&aio);
+	ax_lc_close(&lc);
+	if (rc < 0)
+		goto out;
+	rc = report(ctx, args, data, res, err);
+	if (rc == 0 && ax_after_success(ctx, "aio.jupyter", id, err) < 0)
+		rc = -1;
+out:
+	json_decref(body);
+	json_decref(data);
+	free(code);
+	free(id);
+	return rc;
+}
