@@ -170,7 +170,10 @@ curl -s -N --max-time 1 -H "$T_HDR" --data-binary "{\"command\":\"sleep 32$MARK\
 until_true 40 gone "32$MARK" || fail "the command survived its client"
 
 t "background command: status, logs and cursor"
-run '{"command":"echo one; echo two >&2; sleep 1; echo three; exit 3","background":true}'
+# The command waits for a flag file rather than a fixed time, so a loaded
+# machine cannot let it finish before the first logs are read.
+flag="$TMP/bg-release"
+run '{"command":"echo one; echo two >&2; until [ -e '"$flag"' ]; do sleep 0.05; done; echo three; exit 3","background":true}'
 expect_code 200
 ev '.[0].type == "init" and .[1].type == "execution_complete" and length == 2'
 id=$(jq -r -s '.[0].text' "$TMP/body")
@@ -178,13 +181,18 @@ req GET "/command/status/$id"
 expect_code 200
 jq_body ".id == \"$id\" and .running == true and (.content | test(\"echo one\")) and (.started_at | test(\"Z$\"))"
 jq_body 'has("exit_code") | not'
-sleep 0.4
-req GET "/command/$id/logs"
+first_logs() {
+	req GET "/command/$id/logs"
+	[ "$(cat "$TMP/body")" = "one
+two" ]
+}
+until_true 100 first_logs || true
 expect_code 200
 [ "$(cat "$TMP/body")" = "one
 two" ] || fail "logs: $(cat "$TMP/body")"
 cursor=$(header EXECD-COMMANDS-TAIL-CURSOR)
 [ "$cursor" = 8 ] || fail "cursor '$cursor', expected 8"
+touch "$flag"
 status_done() {
 	req GET "/command/status/$id"
 	jq -e '.running == false' "$TMP/body" >/dev/null 2>&1
