@@ -27,6 +27,7 @@
 
 #define PARTIAL_SUFFIX ".partial"
 #define DELETING_SUFFIX ".deleting"
+#define CAPTURE_ANSWER_WAIT_MS 50L
 
 /* ---------- records ---------- */
 
@@ -256,6 +257,24 @@ static int start_capture(ax_engine *e, json_t *snap, const char *sandbox_id, ax_
 	return 0;
 }
 
+/* Most local captures take a few milliseconds: answering once they are done
+ * spares the client a polling round. A longer capture is answered as
+ * Creating after CAPTURE_ANSWER_WAIT_MS. Called with e->lock held. */
+static void await_capture(ax_engine *e, const json_t *snap)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += CAPTURE_ANSWER_WAIT_MS * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	while (strcmp(snap_state(snap) ?: "", "Creating") == 0)
+		if (pthread_cond_timedwait(&e->captured, &e->lock, &until) == ETIMEDOUT)
+			break;
+}
+
 void ax_snapshot_create(ax_engine *e, json_t *rec, const ax_req *req, ax_resp *resp)
 {
 	const char *sandbox_id = json_string_value(json_object_get(rec, "id"));
@@ -310,6 +329,8 @@ void ax_snapshot_create(ax_engine *e, json_t *rec, const ax_req *req, ax_resp *r
 		ax_engine_log(e, "snapshot %s of %s failed: %s", id, sandbox_id, err.message);
 	}
 	snap_save(e, snap);
+	await_capture(e, snap);
+	size_header(resp, snap);
 	resp->status = 202;
 	/* The spec types Location as an absolute URI. */
 	snprintf(resp->location, sizeof resp->location, "http://%.128s/v1/snapshots/%s",

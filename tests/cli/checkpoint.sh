@@ -48,6 +48,15 @@ jq -e --arg s "$SRC" '.sandbox_id == $s and .name == "sized" and .state == "Read
 	(.created_at | test("Z$"))' "$TMP/out" >/dev/null || fail "create output"
 SIZED=$(jq -r .id "$TMP/out")
 
+t "the engine answers a quick capture already Ready, with its size"
+curl -s -D "$TMP/hdr" -o "$TMP/snap.json" --unix-socket "$ALLOX_HOME/run/engine.sock" -X POST \
+	-H 'Content-Type: application/json' -d '{"name":"quick"}' "http://x/v1/sandboxes/$SRC/snapshots" ||
+	fail "snapshot POST"
+grep -q '^HTTP/1.1 202' "$TMP/hdr" || fail "status: $(head -1 "$TMP/hdr")"
+jq -e '.status.state == "Ready" and .name == "quick"' "$TMP/snap.json" >/dev/null || fail "not Ready: $(cat "$TMP/snap.json")"
+grep -qi '^x-allox-snapshot-size: [0-9][0-9]*' "$TMP/hdr" || fail "no size header"
+allox checkpoint delete "$(jq -r .id "$TMP/snap.json")" >/dev/null || fail "delete quick"
+
 t "the table shows the same fields"
 run allox checkpoint list
 expect_rc 0
