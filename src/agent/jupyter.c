@@ -472,7 +472,7 @@ static void finish_call(struct ag_jupyter *j, struct jsession *s, bool created, 
 }
 
 static int run_in_turn(struct ag_jupyter *j, struct jsession *s, const char *code, const char *cwd, double timeout_s,
-		       json_t **result, struct ag_jupyter_error *err)
+		       int client_fd, json_t **result, struct ag_jupyter_error *err)
 {
 	struct jx_run run;
 	double ms = (timeout_s > 0 ? timeout_s : DEFAULT_TIMEOUT_S) * 1000;
@@ -483,7 +483,7 @@ static int run_in_turn(struct ag_jupyter *j, struct jsession *s, const char *cod
 		return 0;
 	if (!s->kernel && start_kernel(j, s, cwd, err) < 0)
 		return -1;
-	if (jx_execute(s->kernel, code, ms > 24 * 3600e3 ? 24 * 3600 * 1000 : (int)ms, &run, err) < 0)
+	if (jx_execute(s->kernel, code, ms > 24 * 3600e3 ? 24 * 3600 * 1000 : (int)ms, client_fd, &run, err) < 0)
 		return -1;
 	if (run.kernel_lost)
 		jk_kernel_free(detach_kernel(s));
@@ -494,6 +494,13 @@ static int run_in_turn(struct ag_jupyter *j, struct jsession *s, const char *cod
 
 int ag_jupyter_execute_in(struct ag_jupyter *j, const char *code, const char *kernel_name, const char *session_id,
 			  const char *cwd, double timeout_s, json_t **result, struct ag_jupyter_error *err)
+{
+	return ag_jupyter_execute_for(j, code, kernel_name, session_id, cwd, timeout_s, -1, result, err);
+}
+
+int ag_jupyter_execute_for(struct ag_jupyter *j, const char *code, const char *kernel_name, const char *session_id,
+			   const char *cwd, double timeout_s, int client_fd, json_t **result,
+			   struct ag_jupyter_error *err)
 {
 	struct jsession *s;
 	bool created;
@@ -506,7 +513,7 @@ int ag_jupyter_execute_in(struct ag_jupyter *j, const char *code, const char *ke
 	if (!s)
 		return -1;
 	take_turn(s);
-	rc = run_in_turn(j, s, code, cwd, timeout_s, result, err);
+	rc = run_in_turn(j, s, code, cwd, timeout_s, client_fd, result, err);
 	end_turn(s);
 	finish_call(j, s, created, rc < 0);
 	return rc;

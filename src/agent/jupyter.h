@@ -43,6 +43,12 @@ int ag_jupyter_execute_in(struct ag_jupyter *j, const char *code, const char *ke
 			  const char *session_id, const char *cwd, double timeout_s, json_t **result,
 			  struct ag_jupyter_error *err);
 
+/* ag_jupyter_execute_in for an HTTP client on socket CLIENT_FD (-1: none):
+ * when that client hangs up, the running code is interrupted. */
+int ag_jupyter_execute_for(struct ag_jupyter *j, const char *code, const char *kernel_name,
+			   const char *session_id, const char *cwd, double timeout_s, int client_fd,
+			   json_t **result, struct ag_jupyter_error *err);
+
 /* Create session SESSION_ID (NULL: a new UUID) and start its kernel now.
  * *RESULT is {session_id, kernel_name, message}; an existing session with
  * the same kernel is no error. */

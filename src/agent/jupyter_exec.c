@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <zmq.h>
 
@@ -27,7 +28,7 @@ enum phase {
 struct exec_state {
 	struct jk_kernel *k;
 	const char *msg_id;
-	bool replied, idle, timed_out;
+	bool replied, idle, timed_out, abandoned;
 	char reply_status[16];
 	json_t *execution_count;
 	struct jo_outputs outs;
@@ -135,19 +136,33 @@ static json_t *execute_content(const char *code)
 			 "user_expressions", "allow_stdin", 0, "stop_on_error", 1);
 }
 
+/* The HTTP client closed its end (EOF or an error). Bytes it sent are not
+ * a hang-up: the caller stops watching then, as polling would spin. */
+static bool client_gone(int fd, bool *watch)
+{
+	char c;
+	ssize_t n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+
+	if (n > 0)
+		*watch = false;
+	return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
 /* Wait for the end of ST's request. True when it ended, false when the
  * kernel died or was killed. */
-static bool await_end(struct exec_state *st, int timeout_ms)
+static bool await_end(struct exec_state *st, int timeout_ms, int client_fd)
 {
 	struct jk_kernel *k = st->k;
-	zmq_pollitem_t items[4] = {
+	zmq_pollitem_t items[5] = {
 		{ k->shell, 0, ZMQ_POLLIN, 0 },
 		{ k->iopub, 0, ZMQ_POLLIN, 0 },
 		{ k->control, 0, ZMQ_POLLIN, 0 },
 		{ NULL, k->proc.pidfd, ZMQ_POLLIN, 0 },
+		{ NULL, client_fd, ZMQ_POLLIN, 0 },
 	};
 	long long deadline = now_ms() + timeout_ms, replied_at = 0, until, left;
 	enum phase phase = RUNNING;
+	bool watch = client_fd >= 0;
 
 	for (;;) {
 		drain(st, k->shell);
@@ -166,7 +181,7 @@ static bool await_end(struct exec_state *st, int timeout_ms)
 				return false;
 			continue;
 		}
-		if (zmq_poll(items, 4, (long)left) < 0 && errno != EINTR)
+		if (zmq_poll(items, watch ? 5 : 4, (long)left) < 0 && errno != EINTR)
 			return false;
 		if (items[3].revents & ZMQ_POLLIN) {
 			/* What it said before it died still counts. */
@@ -174,10 +189,19 @@ static bool await_end(struct exec_state *st, int timeout_ms)
 			drain(st, k->iopub);
 			return false;
 		}
+		if (watch && (items[4].revents & (ZMQ_POLLIN | ZMQ_POLLERR)) && client_gone(client_fd, &watch)) {
+			ag_log("kernel %s: the client went away: interrupting", k->name);
+			st->abandoned = true;
+			watch = false;
+			if (phase == RUNNING) {
+				deadline = now_ms();
+				continue;
+			}
+		}
 	}
 }
 
-int jx_execute(struct jk_kernel *k, const char *code, int timeout_ms, struct jx_run *run,
+int jx_execute(struct jk_kernel *k, const char *code, int timeout_ms, int client_fd, struct jx_run *run,
 	       struct ag_jupyter_error *err)
 {
 	struct exec_state st = { .k = k };
@@ -189,7 +213,7 @@ int jx_execute(struct jk_kernel *k, const char *code, int timeout_ms, struct jx_
 		return ag_jupyter_fail(err, 500, "kernel %s: cannot send execute_request: %s", k->name, strerror(errno));
 	st.msg_id = run->msg_id;
 	jo_init(&st.outs);
-	ended = await_end(&st, timeout_ms);
+	ended = await_end(&st, timeout_ms, client_fd);
 	if (!ended) {
 		run->kernel_lost = true;
 		if (st.timed_out)

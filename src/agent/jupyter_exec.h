@@ -36,8 +36,10 @@ struct jx_run {
 
 /* Run CODE on K for at most TIMEOUT_MS. 0 with RUN filled (also for an
  * error or a timeout, and when the kernel died), -1 with ERR when the
- * request could not even be sent. */
-int jx_execute(struct jk_kernel *k, const char *code, int timeout_ms, struct jx_run *run,
+ * request could not even be sent. CLIENT_FD (-1: none) is the socket of the
+ * HTTP client waiting for the answer: when the client goes away (Ctrl-C),
+ * the kernel is interrupted as on a timeout, so its work stops too. */
+int jx_execute(struct jk_kernel *k, const char *code, int timeout_ms, int client_fd, struct jx_run *run,
 	       struct ag_jupyter_error *err);
 void jx_run_free(struct jx_run *run);
 

@@ -40,6 +40,14 @@ static double timeout_arg(struct aio_args *a)
 	return (double)t;
 }
 
+/* The connection's socket, watched for the client hanging up (Ctrl-C). */
+static int client_socket(const struct ag_req *req)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+	return ci ? ci->connect_fd : -1;
+}
+
 enum MHD_Result ag_jupyter_execute_route(struct ag_req *req)
 {
 	const char *code, *kernel, *session, *cwd;
@@ -57,7 +65,8 @@ enum MHD_Result ag_jupyter_execute_route(struct ag_req *req)
 	cwd = aio_arg_str(&a, "cwd", false);
 	if (!aio_args_ok(&a))
 		return reply_invalid(req, &a);
-	if (ag_jupyter_execute_in(req->ctx->jupyter, code, kernel, session, cwd, timeout, &data, &err) < 0)
+	if (ag_jupyter_execute_for(req->ctx->jupyter, code, kernel, session, cwd, timeout, client_socket(req), &data,
+				   &err) < 0)
 		rc = reply_error(req, &err);
 	else
 		rc = ag_reply_json(req, MHD_HTTP_OK, ag_envelope("Code executed successfully", data));

@@ -79,6 +79,26 @@ run allox aio jupyter run -c "print(x)"
 expect_rc 0
 expect_out "41"
 
+t "Ctrl-C ends the call with 130 and interrupts the kernel, which keeps its state"
+env --default-signal=INT "$ALLOX_CLI" aio jupyter run --timeout 120 \
+	-c "import time
+open('/tmp/looping', 'w').close()
+for _ in range(1200): time.sleep(0.1)
+x = 99" > "$TMP/loop.out" 2> "$TMP/loop.err" &
+lpid=$!
+wait_until 30 "$ALLOX_CLI" aio exec -- test -e /tmp/looping || fail "the loop did not start: $(cat "$TMP/loop.err")"
+kill -INT $lpid
+wait $lpid
+lrc=$?
+[ $lrc -eq 130 ] || fail "exit status $lrc"
+# Without the interrupt this call would queue behind the 120 s loop.
+t0=$(now_ms)
+run allox aio jupyter run --timeout 30 -c "print(x)"
+elapsed=$(($(now_ms) - t0))
+expect_rc 0
+expect_out "41"
+[ "$elapsed" -lt 20000 ] || fail "the kernel was still busy for $elapsed ms"
+
 t "--save-images writes display_data PNGs and names them"
 cat > "$TMP/plot.py" <<'EOF'
 import base64
