@@ -16,11 +16,6 @@ typedef struct conn_state {
 	bool too_large;
 } conn_state;
 
-typedef struct server_ctx {
-	ax_engine *engine;
-	bool require_key;
-} server_ctx;
-
 void ax_resp_error(ax_resp *resp, int status, const char *code, const char *fmt, ...)
 {
 	char msg[1024];
@@ -104,7 +99,7 @@ static enum MHD_Result answer(struct MHD_Connection *c, const ax_resp *r, const 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 				  const char *version, const char *upload, size_t *upload_size, void **con_cls)
 {
-	server_ctx *s = cls;
+	const ax_http_server *s = cls;
 	conn_state *st = *con_cls;
 	ax_req req;
 	ax_resp resp = { 0 };
@@ -179,26 +174,23 @@ static void on_done(void *cls, struct MHD_Connection *c, void **con_cls, enum MH
 	}
 }
 
-struct MHD_Daemon *ax_http_serve(ax_engine *e, int fd, bool require_key, ax_error *err)
+int ax_http_serve(ax_http_server *srv, ax_engine *e, int fd, bool require_key, ax_error *err)
 {
-	/* Lives as long as the daemon, which lives as long as the process. */
-	server_ctx *s = malloc(sizeof *s);
-	struct MHD_Daemon *d;
-
-	if (!s) {
-		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
-		return NULL;
-	}
-	s->engine = e;
-	s->require_key = require_key;
-	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+	srv->engine = e;
+	srv->require_key = require_key;
+	srv->daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
 				     MHD_USE_POLL | MHD_USE_ERROR_LOG,
-			     0, NULL, NULL, on_request, s, MHD_OPTION_LISTEN_SOCKET, fd,
+			     0, NULL, NULL, on_request, srv, MHD_OPTION_LISTEN_SOCKET, fd,
 			     MHD_OPTION_NOTIFY_COMPLETED, on_done, NULL, MHD_OPTION_CONNECTION_TIMEOUT,
 			     (unsigned)120, MHD_OPTION_THREAD_STACK_SIZE, (size_t)(256 * 1024), MHD_OPTION_END);
-	if (!d) {
-		free(s);
-		ax_fail(err, AX_EXIT_FAILURE, "ENGINE", "cannot start the HTTP server");
-	}
-	return d;
+	if (!srv->daemon)
+		return ax_fail(err, AX_EXIT_FAILURE, "ENGINE", "cannot start the HTTP server");
+	return 0;
+}
+
+void ax_http_stop(ax_http_server *srv)
+{
+	if (srv->daemon)
+		MHD_stop_daemon(srv->daemon);
+	srv->daemon = NULL;
 }

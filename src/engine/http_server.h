@@ -5,8 +5,19 @@
 
 struct MHD_Daemon;
 
+/* One listening socket's server. Connection threads point at it, so it must
+ * stay at one address (the caller's) until ax_http_stop. */
+typedef struct ax_http_server {
+	struct MHD_Daemon *daemon;
+	ax_engine *engine;
+	bool require_key;
+} ax_http_server;
+
 /* Serve the lifecycle API on the listening socket FD. REQUIRE_KEY: check
  * OPEN-SANDBOX-API-KEY (TCP); a unix socket relies on file permissions. */
-struct MHD_Daemon *ax_http_serve(ax_engine *e, int fd, bool require_key, ax_error *err);
+int ax_http_serve(ax_http_server *srv, ax_engine *e, int fd, bool require_key, ax_error *err);
+
+/* Close every connection and wait for their threads; no-op if not serving. */
+void ax_http_stop(ax_http_server *srv);
 
 #endif

@@ -281,7 +281,7 @@ int main(int argc, char **argv)
 	char *run_dir = NULL, *sock = NULL, *lock_path = NULL, *log_path = NULL;
 	const char *h;
 	int lock_fd, ufd, tfd = -1, report_fd = -1, devnull, status = 0;
-	struct MHD_Daemon *ud, *td = NULL;
+	ax_http_server us = { 0 }, ts = { 0 };
 	sigset_t set;
 
 	if (parse_args(argc, argv, &o) < 0)
@@ -375,10 +375,9 @@ int main(int argc, char **argv)
 	sigaddset(&set, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	ud = ax_http_serve(&e, ufd, false, &err);
-	if (!ud)
+	if (ax_http_serve(&us, &e, ufd, false, &err) < 0)
 		goto fail;
-	if (tfd >= 0 && !(td = ax_http_serve(&e, tfd, !o.insecure, &err)))
+	if (tfd >= 0 && ax_http_serve(&ts, &e, tfd, !o.insecure, &err) < 0)
 		goto fail;
 	ax_engine_log(&e, "listening on %s%s%s%s", sock, o.listen ? " and " : "", o.listen ? o.listen : "",
 		      o.listen && o.insecure ? " (insecure: no API key)" : "");
@@ -406,9 +405,8 @@ int main(int argc, char **argv)
 	ax_engine_log(&e, "stopping");
 	/* A capture cut short would leave its sandbox frozen until the next engine. */
 	ax_snapshots_drain(&e, 30);
-	if (td)
-		MHD_stop_daemon(td);
-	MHD_stop_daemon(ud);
+	ax_http_stop(&ts);
+	ax_http_stop(&us);
 	unlink(sock);
 	goto out;
 fail:
@@ -416,6 +414,8 @@ fail:
 	fprintf(stderr, "allox-engine: %s\n", err.message);
 	report(report_fd, err.exit_code == AX_EXIT_USAGE ? 2 : 1, err.message);
 	status = err.exit_code ? err.exit_code : 1;
+	ax_http_stop(&ts);
+	ax_http_stop(&us);
 out:
 	if (e.log)
 		fclose(e.log);
