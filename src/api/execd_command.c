@@ -7,114 +7,20 @@
 #include <time.h>
 #include <curl/curl.h>
 
-/* Events are JSON objects separated by blank lines; a "data:" prefix is
- * tolerated (classic SSE), comment and field lines are skipped. */
+/* One POST /command: the event decoder plus the caller's deadline and stop flag. */
 typedef struct stream {
-	const ax_command_events *ev;
-	char *buf;
-	size_t len, cap;
-	char id[128];
-	bool terminal;
-	int exit_code;
-	bool failed;
-	ax_error *err;
+	ax_event_decoder dec;
 	struct timespec deadline;
 	bool has_deadline;
 	volatile sig_atomic_t *stop;
 	bool timed_out, interrupted;
 } stream;
 
-static int handle_event(stream *s, const char *line, size_t len)
-{
-	json_t *ev;
-	const char *type, *text;
-	json_error_t jerr;
-
-	while (len && isspace((unsigned char)*line))
-		line++, len--;
-	if (!len || line[0] == ':' || strncmp(line, "event:", 6) == 0 || strncmp(line, "id:", 3) == 0 ||
-	    strncmp(line, "retry:", 6) == 0)
-		return 0;
-	if (strncmp(line, "data:", 5) == 0)
-		line += 5, len -= 5;
-	ev = json_loadb(line, len, 0, &jerr);
-	if (!ev) {
-		ax_fail(s->err, AX_EXIT_FAILURE, "PROTOCOL", "execd sent an event that is not JSON: %s", jerr.text);
-		return -1;
-	}
-	type = json_string_value(json_object_get(ev, "type"));
-	text = json_string_value(json_object_get(ev, "text"));
-	if (!type) {
-		json_decref(ev);
-		return 0;
-	}
-	if (strcmp(type, "init") == 0 && text) {
-		snprintf(s->id, sizeof s->id, "%s", text);
-	} else if (strcmp(type, "stdout") == 0 || strcmp(type, "stderr") == 0) {
-		if (s->ev->on_output && s->ev->on_output(s->ev->user, type[3] == 'e', text ? text : "",
-							  text ? json_string_length(json_object_get(ev, "text")) : 0) < 0) {
-			json_decref(ev);
-			return -1;
-		}
-	} else if (strcmp(type, "execution_complete") == 0) {
-		s->terminal = true;
-		s->exit_code = 0;
-	} else if (strcmp(type, "error") == 0) {
-		const char *evalue = json_string_value(json_object_get(json_object_get(ev, "error"), "evalue"));
-		char *end;
-		long code = evalue ? strtol(evalue, &end, 10) : -1;
-
-		s->terminal = true;
-		if (evalue && end != evalue && !*end && code >= 0 && code <= 255) {
-			s->exit_code = (int)code;
-		} else {
-			/* Not an exit status: the command could not run at all. */
-			const char *ename = json_string_value(json_object_get(json_object_get(ev, "error"), "ename"));
-
-			ax_fail(s->err, AX_EXIT_FAILURE, "EXEC", "%s: %s", ename ? ename : "error",
-				evalue ? evalue : "the command failed");
-			s->failed = true;
-		}
-	}
-	json_decref(ev);
-	return 0;
-}
-
 static size_t on_data(char *ptr, size_t size, size_t nmemb, void *user)
 {
 	stream *s = user;
-	size_t n = size * nmemb, start = 0, i;
 
-	if (s->len + n > s->cap) {
-		size_t cap = s->cap ? s->cap : 8192;
-		char *grown;
-
-		while (cap < s->len + n)
-			cap *= 2;
-		/* One event is one line of output: bound it so a hostile peer can't exhaust memory. */
-		if (cap > 64 * 1024 * 1024) {
-			ax_fail(s->err, AX_EXIT_FAILURE, "PROTOCOL", "execd sent an event larger than 64 MiB");
-			return 0;
-		}
-		grown = realloc(s->buf, cap);
-		if (!grown)
-			return 0;
-		s->buf = grown;
-		s->cap = cap;
-	}
-	memcpy(s->buf + s->len, ptr, n);
-	s->len += n;
-	/* Each event ends with a newline (bare JSON per line, or SSE "data:" lines). */
-	for (i = 0; i < s->len; i++) {
-		if (s->buf[i] != '\n')
-			continue;
-		if (handle_event(s, s->buf + start, i - start) < 0)
-			return 0;
-		start = i + 1;
-	}
-	memmove(s->buf, s->buf + start, s->len - start);
-	s->len -= start;
-	return n;
+	return ax_event_decoder_feed(&s->dec, ptr, size * nmemb) < 0 ? 0 : size * nmemb;
 }
 
 static int on_progress(void *user, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
@@ -163,8 +69,7 @@ int ax_execd_run(ax_http *execd, const ax_command_run *run, const ax_command_eve
 	int rc = -1;
 
 	memset(&s, 0, sizeof s);
-	s.ev = ev;
-	s.err = err;
+	ax_event_decoder_init(&s.dec, ev, err);
 	s.stop = run->stop;
 	if (run->timeout_ms > 0) {
 		clock_gettime(CLOCK_MONOTONIC, &s.deadline);
@@ -208,38 +113,37 @@ int ax_execd_run(ax_http *execd, const ax_command_run *run, const ax_command_eve
 	}
 	if (s.timed_out || s.interrupted) {
 		ax_http_end(&call);
-		if (s.id[0])
-			interrupt_command(execd, s.id);
+		if (s.dec.id[0])
+			interrupt_command(execd, s.dec.id);
 		*end = s.timed_out ? AX_COMMAND_TIMED_OUT : AX_COMMAND_INTERRUPTED;
 		rc = 0;
 		goto done;
 	}
 	if (status != 200) {
-		json_t *e = json_loadb(s.buf ? s.buf : "", s.len, 0, NULL);
+		json_t *e = json_loadb(s.dec.buf ? s.dec.buf : "", s.dec.len, 0, NULL);
 		const char *msg = json_string_value(json_object_get(e, "message"));
 
 		ax_fail(err, AX_EXIT_FAILURE, "EXECD", "execd error (%ld): %s", status,
-			msg ? msg : (s.len ? "unexpected answer" : "empty answer"));
+			msg ? msg : (s.dec.len ? "unexpected answer" : "empty answer"));
 		json_decref(e);
 		goto out;
 	}
-	/* A last event without a trailing newline still counts. */
-	if (s.len && handle_event(&s, s.buf, s.len) < 0)
+	if (ax_event_decoder_finish(&s.dec) < 0)
 		goto out;
-	if (s.failed)
+	if (s.dec.failed)
 		goto out;
-	if (!s.terminal) {
+	if (!s.dec.terminal) {
 		ax_fail(err, AX_EXIT_FAILURE, "PROTOCOL", "the command's output stream ended without an exit status");
 		goto out;
 	}
 	*end = AX_COMMAND_EXITED;
-	*exit_code = s.exit_code;
+	*exit_code = s.dec.exit_code;
 	rc = 0;
 out:
 	ax_http_end(&call);
 done:
 	free(payload);
-	free(s.buf);
+	ax_event_decoder_free(&s.dec);
 	return rc;
 }
 

@@ -6,13 +6,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "execd_events.h"
 #include "http.h"
 
-typedef struct ax_command_events {
-	/* Called for each stdout/stderr line (without its terminator) as it arrives. */
-	int (*on_output)(void *user, bool is_stderr, const char *text, size_t len);
-	void *user;
-} ax_command_events;
 
 typedef enum ax_command_end {
 	AX_COMMAND_EXITED,      /* *exit_code holds the status */

@@ -9,6 +9,7 @@
 #include "command.h"
 #include "execd_files.h"
 #include "lifecycle.h"
+#include "path.h"
 #include "progress.h"
 
 /* An open line to one sandbox's execd. */
@@ -86,16 +87,6 @@ typedef struct ax_file_list {
 /* Append OWNED (freed on failure too); -1 when out of memory or OWNED is NULL. */
 int ax_file_list_add(ax_file_list *l, char *owned);
 void ax_file_list_free(ax_file_list *l);
-
-/* Lexical normalisation as POSIX paths: "//a/./b/../c/" -> "/a/c", "" -> ".".
- * ".." at the top of an absolute path stays at "/"; malloc'd. */
-char *ax_path_norm(const char *p);
-/* Absolute and normalised, against the current directory; malloc'd. */
-char *ax_path_abs(const char *p);
-/* Is CHILD strictly inside ROOT? Both normalised. */
-bool ax_path_inside(const char *root, const char *child);
-/* ROOT + "/" + REL, without doubling the slash of "/"; malloc'd. */
-char *ax_path_join_rel(const char *root, const char *rel);
 
 /* "DIR/.BASE.<random>.part": a staging name beside the final target; malloc'd. */
 char *ax_file_part_name(const char *dir, const char *base);

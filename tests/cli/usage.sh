@@ -75,4 +75,13 @@ t "global option after the verb is not global"
 run allox session current --verbose
 expect_rc 2
 
+t "a value with a newline and an escape sequence gives one harmless error line"
+run allox checkpoint watch --interval "$(printf '5\n\033[31mred')"
+expect_rc 2
+# Usage line, the error, the hint: the newline in the value adds no line.
+[ "$(wc -l < "$TMP/err")" -eq 3 ] || fail "error is not one line: $(cat -A "$TMP/err")"
+! grep -q "$(printf '\033')" "$TMP/err" || fail "escape sequence reached stderr: $(cat -A "$TMP/err")"
+expect_err_has "Invalid duration '5??[31mred'"
+
 done_testing
+
