@@ -25,7 +25,7 @@ static const char *kind_name(ax_opt_type t)
  * checked against this, so a new local FILE option must complete paths.
  * PATH, REMOTE and DIR (-w) name places inside a sandbox: "any".
  */
-static const char *value_hint(const char *name, const char *metavar, ax_opt_type t, bool positional)
+const char *ax_value_hint(const char *name, const char *metavar, ax_opt_type t, bool positional)
 {
 	if (t == AX_OPT_FLAG)
 		return "none";
@@ -76,7 +76,7 @@ static json_t *options_json(const ax_option_spec *o)
 						      kind_name(o->type), "metavar", string_or_null(o->metavar),
 						      "choices", choices, "default", string_or_null(o->defval),
 						      "repeatable", o->repeatable, "values",
-						      value_hint(o->name, o->metavar, o->type, false), "help",
+						      ax_value_hint(o->name, o->metavar, o->type, false), "help",
 						      string_or_null(o->help)));
 	}
 	return list;
@@ -89,7 +89,7 @@ static json_t *positionals_json(const ax_positional_spec *p)
 
 	for (; p && p->name; p++)
 		json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:o}", "name", p->name, "kind", kinds[p->kind],
-						      "values", value_hint(NULL, p->name, AX_OPT_STRING, true), "help",
+						      "values", ax_value_hint(NULL, p->name, AX_OPT_STRING, true), "help",
 						      string_or_null(p->help)));
 	return list;
 }

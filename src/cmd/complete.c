@@ -7,7 +7,8 @@
  *   profiles [PREFIX]         $ALLOX_HOME/NAME.toml (config.toml is the default, not a profile)
  *   formats GROUP [VERB...]   the -o values that verb accepts
  *   config-keys [PREFIX]      the keys `config set` accepts
- *   durations                 examples: 30s 5m 30m 1h 2h
+ *   durations [PREFIX]        examples: 30s 5m 30m 1h 2h
+ *   line -- WORD... CURRENT   everything for the word being typed (src/cmd/complete_line.c)
  *
  * It must answer within a keystroke: it never starts the engine, and it asks
  * the local engine for fresh ids only when its socket already answers and
@@ -124,8 +125,9 @@ static long ttl(void)
 	return *end || v < 0 ? DEFAULT_TTL : v;
 }
 
-static int complete_ids(const ax_globals *g, const char *home, ax_idkind kind, const char *prefix, FILE *out)
+int ax_complete_ids(const ax_globals *g, const char *home, bool checkpoints, const char *prefix, FILE *out)
 {
+	ax_idkind kind = checkpoints ? AX_ID_CHECKPOINT : AX_ID_SANDBOX;
 	char *domain = domain_key(g, home);
 	json_t *cache = ax_idcache_load(home, domain);
 	ax_error err;
@@ -138,14 +140,12 @@ static int complete_ids(const ax_globals *g, const char *home, ax_idkind kind, c
 	    refresh(home, cache, kind) == 0)
 		ax_idcache_save(home, cache, &err);
 	ax_idcache_print(out, cache, kind, prefix);
-	if (kind == AX_ID_CHECKPOINT && has_prefix("latest", prefix))
-		fputs("latest\tthe newest ready checkpoint\n", out);
 	json_decref(cache);
 	free(domain);
 	return AX_EXIT_OK;
 }
 
-static int complete_profiles(const char *home, const char *prefix, FILE *out)
+int ax_complete_profiles(const char *home, const char *prefix, FILE *out)
 {
 	DIR *d = opendir(home);
 	struct dirent *e;
@@ -183,7 +183,7 @@ static int complete_formats(int argc, char **argv, FILE *out)
 	return AX_EXIT_OK;
 }
 
-static int complete_config_keys(const char *prefix, FILE *out)
+int ax_complete_config_keys(const char *prefix, FILE *out)
 {
 	const ax_conf_key *k;
 
@@ -193,13 +193,16 @@ static int complete_config_keys(const char *prefix, FILE *out)
 	return AX_EXIT_OK;
 }
 
-static int complete_durations(FILE *out)
+int ax_complete_durations(const char *prefix, bool with_none, FILE *out)
 {
 	static const char *const examples[] = { "30s", "5m", "30m", "1h", "2h" };
 	size_t i;
 
 	for (i = 0; i < sizeof examples / sizeof examples[0]; i++)
-		fprintf(out, "%s\tduration\n", examples[i]);
+		if (has_prefix(examples[i], prefix))
+			fprintf(out, "%s\tduration (example)\n", examples[i]);
+	if (with_none && has_prefix("none", prefix))
+		fputs("none\tno expiry\n", out);
 	return AX_EXIT_OK;
 }
 
@@ -209,21 +212,24 @@ static int complete_main(const ax_globals *g, const char *home, int argc, char *
 	const char *prefix = argc > 1 ? argv[1] : NULL;
 	int rc = AX_EXIT_USAGE;
 
-	if (strcmp(kind, "sandbox-ids") == 0)
-		rc = complete_ids(g, home, AX_ID_SANDBOX, prefix, out);
+	if (strcmp(kind, "line") == 0 && argc > 2 && strcmp(argv[1], "--") == 0)
+		rc = ax_complete_line(g, home, argc - 2, argv + 2, out);
+	else if (strcmp(kind, "sandbox-ids") == 0)
+		rc = ax_complete_ids(g, home, false, prefix, out);
 	else if (strcmp(kind, "checkpoint-ids") == 0)
-		rc = complete_ids(g, home, AX_ID_CHECKPOINT, prefix, out);
+		rc = ax_complete_ids(g, home, true, prefix, out);
 	else if (strcmp(kind, "profiles") == 0)
-		rc = complete_profiles(home, prefix, out);
+		rc = ax_complete_profiles(home, prefix, out);
 	else if (strcmp(kind, "formats") == 0)
 		rc = complete_formats(argc - 1, argv + 1, out);
 	else if (strcmp(kind, "config-keys") == 0)
-		rc = complete_config_keys(prefix, out);
+		rc = ax_complete_config_keys(prefix, out);
 	else if (strcmp(kind, "durations") == 0)
-		rc = complete_durations(out);
+		rc = ax_complete_durations(prefix, false, out);
 	if (rc == AX_EXIT_USAGE)
-		fprintf(err, "Usage: allox-cli __complete sandbox-ids|checkpoint-ids|profiles|config-keys [PREFIX]\n"
-			     "       allox-cli __complete formats GROUP [VERB...] | durations\n");
+		fprintf(err, "Usage: allox-cli __complete line -- WORD... CURRENT\n"
+			     "       allox-cli __complete sandbox-ids|checkpoint-ids|profiles|config-keys|durations [PREFIX]\n"
+			     "       allox-cli __complete formats GROUP [VERB...]\n");
 	return rc;
 }
 
