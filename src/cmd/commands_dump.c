@@ -108,13 +108,37 @@ static json_t *formats_json(unsigned mask)
 
 static json_t *verb_json(const ax_command_spec *c)
 {
-	json_t *v = json_pack("{s:s, s:s, s:s, s:o, s:o, s:b, s:o, s:o}", "group", c->group, "name", c->name,
-			      "summary", c->summary, "formats", formats_json(c->formats), "default_format",
+	json_t *examples = json_array();
+	const char *const *e;
+	json_t *v;
+
+	for (e = c->examples; e && *e; e++)
+		json_array_append_new(examples, json_string(*e));
+	v = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:b, s:o, s:o, s:o}", "group", c->group, "name", c->name,
+		      "summary", c->summary, "description", string_or_null(c->description), "formats", formats_json(c->formats), "default_format",
 			      c->formats ? json_string(ax_format_name(c->default_format)) : json_null(),
 			      "options_first", (c->flags & AX_CMD_OPTIONS_FIRST) != 0, "positionals",
-			      positionals_json(c->positionals), "options", options_json(c->options));
-
+			      positionals_json(c->positionals), "options", options_json(c->options), "examples", examples);
 	return v;
+}
+
+static json_t *config_keys_json(void)
+{
+	static const char *const types[] = { "string", "protocol", "int", "bool", "duration", "timeout", "list" };
+	const ax_conf_key *k;
+	json_t *list = json_array();
+
+	for (k = ax_conf_keys(); k->key; k++) {
+		json_t *env = json_array();
+		size_t i;
+
+		for (i = 0; i < 2 && k->env[i]; i++)
+			json_array_append_new(env, json_string(k->env[i]));
+		json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:o, s:o, s:s}", "key", k->key, "name", k->name,
+						      "type", types[k->type], "default", string_or_null(k->def), "env",
+						      env, "help", k->help));
+	}
+	return list;
 }
 
 json_t *ax_commands_json(void)
@@ -136,6 +160,7 @@ json_t *ax_commands_json(void)
 		else
 			json_decref(verbs);
 	}
-	return json_pack("{s:s, s:s, s:o, s:o}", "program", "allox-cli", "version", PACKAGE_VERSION,
-			 "global_options", options_json(ax_global_options()), "groups", groups);
+	return json_pack("{s:s, s:s, s:o, s:o, s:o}", "program", "allox-cli", "version", PACKAGE_VERSION,
+			 "global_options", options_json(ax_global_options()), "groups", groups, "config_keys",
+			 config_keys_json());
 }
