@@ -269,6 +269,16 @@ for page in "$MAN"/*.[158]; do
 done >>"$TMP/r"
 [ ! -s "$TMP/r" ] || report "$TMP/r"
 
+t "pages written for verbs not merged yet (man/*.1.in without a built page) render without a warning"
+: >"$TMP/r"
+for in_page in "$SRC"/man/*.1.in; do
+	[ -f "$MAN/$(basename "$in_page" .in)" ] && continue
+	{ LC_ALL=C.UTF-8 groff -man -ww -z "$in_page"; mandoc -Tlint "$in_page" | grep -v 'referenced manual not found'; } \
+		>"$TMP/lint" 2>&1
+	[ -s "$TMP/lint" ] && { echo "  $(basename "$in_page"):"; sed 's/^/    /' "$TMP/lint"; }
+done >>"$TMP/r"
+[ ! -s "$TMP/r" ] || report "$TMP/r"
+
 t "the versions in .TH are the program's"
 : >"$TMP/r"
 version=$(allox --version | awk '{ print $2 }')
