@@ -14,7 +14,8 @@ cli=${ALLOX_CLI:-allox-cli}
 jq_lib='
 def esc: gsub("\\\\"; "\\e") | gsub("^(?<d>[.\u0027])"; "\\&\(.d)");
 def cap: (.[0:1] | ascii_upcase) + .[1:];
-def prose: gsub("(?<o>--[a-z][a-z-]*)"; "\\fB\(.o | gsub("-"; "\\-"))\\fR");
+def prose: gsub("(?<o>--[a-z][a-z-]*)"; "\\fB\(.o | gsub("-"; "\\-"))\\fR")
+  | gsub("(?<p>^|[ (])-(?<o>[a-zA-Z])(?= )"; "\(.p)\\fB\\-\(.o)\\fR");
 def dash: gsub("-"; "\\-");
 def opt_label:
   (if .short then "\\fB\\\(.short)\\fR, " else "" end)
