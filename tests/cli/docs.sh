@@ -119,6 +119,14 @@ t "every command group has its page"
 : >"$TMP/r"
 for g in $(jq -r '.groups[].name' "$C"); do
 	[ -f "$MAN/allox-cli-$g.1" ] && continue
+	if [ -f "$SRC/man/allox-cli-$g.1.in" ]; then
+		{
+			echo "  man/allox-cli-$g.1 is not built: man/allox-cli-$g.1.in exists; add man/allox-cli-$g.1"
+			echo "  to AC_CONFIG_FILES (configure.ac) and to man_MANS (Makefile.am), re-run configure,"
+			echo "  and name .BR allox\\-cli\\-$g (1) in COMMANDS and SEE ALSO of man/allox-cli.1.in."
+		} >>"$TMP/r"
+		continue
+	fi
 	{
 		echo "  man/allox-cli-$g.1 is missing: write man/allox-cli-$g.1.in, add man/allox-cli-$g.1 to"
 		echo "  AC_CONFIG_FILES (configure.ac) and to man_MANS (Makefile.am), and SEE ALSO in allox-cli.1.in."
@@ -236,6 +244,9 @@ t "help GROUP VERB shows the same options as the page"
 jq -r ".groups[].verbs[] | $verb_key" "$C" | while IFS= read -r v; do
 	g=${v%% *}
 	[ -f "$MAN/allox-cli-$g.1" ] || continue
+	# A verb missing from its page is reported above, with its entry.
+	awk -f "$ENTRIES" "$MAN/allox-cli-$g.1" | awk -F '\t' -v v="$v" '$1 == "V" && $2 == v { f = 1 } END { exit !f }' ||
+		continue
 	# shellcheck disable=SC2086
 	"$ALLOX_CLI" help $v | awk '/^Options:/ { o = 1; next } /^[A-Z]/ { o = 0 } o' |
 		grep -o -- '--[a-z][a-z-]*' | grep -vx -- '--help' | sort -u >"$TMP/help.opts"
