@@ -43,11 +43,11 @@ v=$(median "$work/version")
 m() { median "$work/$1"; }
 stale=$(echo "scale=3; $(m stale) - $(m staleops)" | bc)
 bashfn=$(echo "scale=3; $(m bashfn) - $(m bashnil)" | bc)
-echo "allox-cli completion benchmark (medians of $N; $(nproc) cores, $(uname -r))"
+echo "allox-cli completion benchmark (medians of $N; $(nproc) cores, load $(cut -d" " -f1 /proc/loadavg), $(uname -r))"
 row "benchmark" "median" "--version" "" "target"
 row "allox-cli --version (start-up)" "$v ms" "" "" ""
-row "__complete sandbox-ids, fresh cache" "$(m fresh) ms" "$v ms" "" "< 50 ms"
-row "__complete line -- sandbox get ''" "$(m line) ms" "$v ms" "" "< 50 ms"
-row "__complete sandbox-ids, stale: refresh" "$stale ms" "$v ms" "" "< 50 ms"
-row "__complete sandbox-ids, no engine" "$(m noengine) ms" "$v ms" "" "< 50 ms"
-row "bash _allox_cli (beyond bash start)" "$bashfn ms" "" "" "< 50 ms"
+row "sandbox ids, fresh cache" "$(m fresh) ms" "$v ms" "" "< 50 ms"
+row "line: sandbox get <Tab>" "$(m line) ms" "$v ms" "" "< 50 ms"
+row "sandbox ids, stale: engine refresh" "$stale ms" "$v ms" "" "< 50 ms"
+row "sandbox ids, no cache, no engine" "$(m noengine) ms" "$v ms" "" "< 50 ms"
+row "bash _allox_cli beyond bash start" "$bashfn ms" "" "" "< 50 ms"
