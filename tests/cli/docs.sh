@@ -220,6 +220,19 @@ jq -r '.config_keys[] | "\(.key)\t\(.default // "-")\t\(.type)\t\(.env | join(" 
 while IFS="$(printf '\t')" read -r k def type env; do
 	text=$(awk -F '\t' -v k="$k" '$1 == "K" && $3 == k { print $5 }' "$TMP/keys.entries")
 	[ -n "$text" ] || continue
+	label=$(awk -F '\t' -v k="$k" '$1 == "K" && $3 == k { print $4 }' "$TMP/keys.entries")
+	case $type in
+	string | protocol) want="(string" ;;
+	int) want="(integer" ;;
+	bool) want="(boolean" ;;
+	duration | timeout) want="(duration" ;;
+	list) want="(list" ;;
+	*) want="($type" ;;
+	esac
+	case $label in
+	"$want"*) ;;
+	*) echo "  allox-cli.toml.5: $k is a $type: its label must read '$k $want...)', not '$k $label'" ;;
+	esac
 	if [ "$def" != "-" ]; then
 		printf '%s\n' "$text" | grep -qF "Default: $def" || echo "  allox-cli.toml.5: $k must say 'Default: $def'"
 	else

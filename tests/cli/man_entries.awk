@@ -4,7 +4,7 @@
 #   V  GROUP VERB  usage line                  a .SS "allox-cli GROUP VERB ..." in COMMANDS
 #   O  GROUP VERB  --long  -s  entry text       a .TP option entry of that verb
 #   G  -           --long  -s  entry text       a .TP option entry in OPTIONS (global options)
-#   K  -           key     -   entry text       a .TP entry "section.key" in KEYS (allox-cli.toml(5))
+#   K  -           key     (type)  entry text   a .TP entry "section.key (type)" in KEYS (allox-cli.toml(5))
 #
 # Font escapes are removed and \- becomes -, so values compare as typed.
 
@@ -75,6 +75,7 @@ label_next {
 	if (section == "KEYS" && label ~ /^[a-z_]+\.[a-z_]+/) {
 		split(label, p, " ")
 		kind = "K"; owner = "-"; long = p[1]
+		short = substr(label, length(p[1]) + 2)
 		next
 	}
 	if (label !~ /^-/)
