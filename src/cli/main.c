@@ -13,6 +13,7 @@
 
 #include "command.h"
 #include "fs.h"
+#include "hidden.h"
 
 static const char *const prog = "allox-cli";
 
@@ -285,6 +286,8 @@ static int run_command(const ax_command_spec *cmd, int argc, char **argv, const 
 		ctx.config = &cfg;
 	}
 	status = cmd->handler(&ctx, &args, &res, &err);
+	if (status == AX_EXIT_OK)
+		ax_idcache_note(&ctx, &args, &res);
 	if (status >= 0 && emit_result(&res, &args, g, ctx.config, &err) < 0)
 		status = -1;
 out:
@@ -301,6 +304,16 @@ out:
 	if (finish_stdout() != AX_EXIT_OK && status == AX_EXIT_OK)
 		status = AX_EXIT_FAILURE;
 	return status;
+}
+
+/* __commands and __complete (src/cmd/hidden.h): for tools, not in help. */
+static int hidden_command(const ax_globals *g, int argc, char **argv)
+{
+	char *home = allox_home();
+	int rc = home ? ax_hidden_main(g, home, argc, argv, stdout, stderr) : AX_EXIT_FAILURE;
+
+	free(home);
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -335,6 +348,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[0], "help") == 0)
 		return help_command(argc - 1, argv + 1);
+	if (ax_hidden_verb(argv[0]))
+		return hidden_command(&g, argc, argv);
 	group = ax_group_find(argv[0]);
 	if (!group || !group_has_verbs(group->name))
 		return unknown_group(argv[0]);
