@@ -166,11 +166,13 @@ run allox aio screenshot -f "$TMP/red.jpg" --format jpeg -o json
 expect_rc 0
 cmp -s "$TMP/red.jpg" "$TMP/shot.jpg" && fail "same image as the blank page"
 
-t "two sandboxes: two browsers, different ports and processes, independent pages"
-allox sandbox create -o json > "$TMP/created2" || fail "second sandbox"
+t "two sandboxes: two browsers, different ports and processes, independent pages and viewports"
+allox sandbox create -e ALLOX_AGENT_BROWSER_VIEWPORT=800x600 -o json > "$TMP/created2" || fail "second sandbox"
 ID2=$(jq -r .id "$TMP/created2")
 run allox aio browser info "$ID2" -o json
 expect_rc 0
+jq -e '.viewport == {width: 800, height: 600} and .page_viewport == .viewport' "$TMP/out" >/dev/null ||
+	fail "viewport of the second sandbox"
 CDP2=$(jq -r .cdp_url "$TMP/out")
 PORT2=$(port_of "$CDP2")
 [ -n "$PORT2" ] && [ "$PORT2" != "$PORT" ] || fail "ports $PORT and $PORT2"
@@ -182,6 +184,9 @@ expect_out '""'
 run "$CDP_EVAL" "$CDP2" --navigate 'data:text/html,<title>two</title>two'
 wait_until 20 title_is "$CDP2" two || fail "second title"
 title_is "$CDP" one || fail "the first browser changed"
+run allox aio screenshot "$ID2" -f "$TMP/small.png" -o json
+expect_rc 0
+[ "$(be32 "$TMP/small.png" 16)" = 800 ] && [ "$(be32 "$TMP/small.png" 20)" = 600 ] || fail "IHDR of the 800x600 viewport"
 
 t "Chromium is started again when it has died"
 kill -9 "$PID1"
