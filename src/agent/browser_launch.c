@@ -215,6 +215,7 @@ int bl_start(struct ag_reaper *reaper, int width, int height, int timeout_ms, st
 	     struct ag_browser_error *err)
 {
 	char program[PATH_MAX], log_path[PATH_MAX + 16], profile_arg[PATH_MAX + 32], size_arg[64], tail[320];
+	const char *wanted = getenv(CHROMIUM_ENV);
 	long long deadline;
 
 	memset(p, 0, sizeof *p);
@@ -223,7 +224,7 @@ int bl_start(struct ag_reaper *reaper, int width, int height, int timeout_ms, st
 		return bl_fail(err, 503,
 			       "Chromium is not installed in the sandbox (%s): install the Debian package " BL_PACKAGE
 			       " (apt-get install " BL_PACKAGE ")",
-			       getenv(CHROMIUM_ENV) && *getenv(CHROMIUM_ENV) ? getenv(CHROMIUM_ENV) : "chromium");
+			       wanted && *wanted ? wanted : "chromium");
 	if (make_profile(p, err) < 0)
 		return -1;
 	snprintf(log_path, sizeof log_path, "%s/chromium.log", p->profile);

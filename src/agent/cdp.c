@@ -24,25 +24,23 @@ enum conn_state { CONNECTING, OPEN, CLOSED };
 struct cdp {
 	struct lws_context *ctx;
 	struct lws *wsi;
-	enum conn_state state;
-	char why[200];             /* why it closed */
 	/* the message being received */
 	char *rx;
 	size_t rx_len, rx_cap;
-	bool rx_too_large;
 	/* the one command being sent (LWS_PRE bytes of headroom) */
 	unsigned char *tx;
 	size_t tx_len;
-	bool tx_pending;
 	/* the answer waited for */
 	long long next_id, wait_id;
 	json_t *reply;             /* the whole response document */
-	/* events */
+	json_t *events;            /* recorded: [ [method, session|null, params|null], ... ] */
+	lws_sorted_usec_list_t sul; /* the deadline of the current wait */
+	enum conn_state state;
+	bool rx_too_large;
+	bool tx_pending;
 	bool recording;
-	json_t *events;            /* [ [method, session|null, params|null], ... ] */
-	/* the deadline of the current wait */
-	lws_sorted_usec_list_t sul;
 	bool expired;
+	char why[200];             /* why it closed */
 };
 
 static int fail(struct cdp_error *err, enum cdp_status status, const char *fmt, ...)
