@@ -75,6 +75,24 @@ static int make_profile(struct bl_proc *p, struct ag_browser_error *err)
 	return 0;
 }
 
+/* A TMPDIR of its own: Chromium keeps its singleton socket in a directory
+ * there that it never removes when killed, so bl_stop removes it. Short, as
+ * the socket's path must fit in sun_path (108 bytes). */
+static int make_tmpdir(struct bl_proc *p, struct ag_browser_error *err)
+{
+	const char *base = getenv("TMPDIR");
+
+	if (!base || !*base || strlen(base) > 24)
+		base = "/tmp";
+	snprintf(p->tmpdir, sizeof p->tmpdir, "%s/allox-chromium.XXXXXX", base);
+	if (!mkdtemp(p->tmpdir)) {
+		bl_fail(err, 500, "browser temporary directory %s: %s", p->tmpdir, strerror(errno));
+		p->tmpdir[0] = '\0';
+		return -1;
+	}
+	return 0;
+}
+
 /* In the forked child: async-signal-safe calls only; a failure is reported
  * as an errno through REPORT_FD (close-on-exec: silence means exec worked). */
 static void __attribute__((noreturn)) run_chromium(const char *program, char *const *argv, char *const *env,
@@ -99,18 +117,14 @@ static void __attribute__((noreturn)) run_chromium(const char *program, char *co
 static int spawn(struct ag_reaper *reaper, const char *program, char *const *argv, const char *log_path,
 		 struct bl_proc *p, struct ag_browser_error *err)
 {
-	/* Chromium keeps its singleton socket in a directory under TMPDIR that
-	 * it never removes: inside the profile, it goes with it. */
-	char tmpdir[PATH_MAX + 16];
+	char tmpdir[sizeof p->tmpdir + 8];
 	const char *extra[] = { tmpdir, NULL };
 	char **env;
 	int report[2] = { -1, -1 }, log_fd = -1, e = 0, rc = -1;
 	ssize_t n;
 	pid_t pid;
 
-	snprintf(tmpdir, sizeof tmpdir, "TMPDIR=%s/tmp", p->profile);
-	if (mkdir(tmpdir + 7, 0700) < 0)
-		return bl_fail(err, 500, "%s: %s", tmpdir + 7, strerror(errno));
+	snprintf(tmpdir, sizeof tmpdir, "TMPDIR=%s", p->tmpdir);
 	env = ag_child_environ(extra);
 	log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 	if (!env || log_fd < 0 || pipe2(report, O_CLOEXEC) < 0) {
@@ -225,8 +239,10 @@ int bl_start(struct ag_reaper *reaper, int width, int height, int timeout_ms, st
 			       "Chromium is not installed in the sandbox (%s): install the Debian package " BL_PACKAGE
 			       " (apt-get install " BL_PACKAGE ")",
 			       wanted && *wanted ? wanted : "chromium");
-	if (make_profile(p, err) < 0)
+	if (make_profile(p, err) < 0 || make_tmpdir(p, err) < 0) {
+		bl_stop(reaper, p, 0);
 		return -1;
+	}
 	snprintf(log_path, sizeof log_path, "%s/chromium.log", p->profile);
 	snprintf(profile_arg, sizeof profile_arg, "--user-data-dir=%s", p->profile);
 	snprintf(size_arg, sizeof size_arg, "--window-size=%d,%d", width, height);
@@ -308,6 +324,9 @@ void bl_stop(struct ag_reaper *reaper, struct bl_proc *p, int grace_ms)
 		close(p->pidfd);
 	if (p->profile[0])
 		ag_rmtree(p->profile);
+	if (p->tmpdir[0])
+		ag_rmtree(p->tmpdir);
+	p->tmpdir[0] = '\0';
 	p->pid = 0;
 	p->pidfd = -1;
 	p->profile[0] = '\0';

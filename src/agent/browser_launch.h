@@ -20,6 +20,7 @@ struct bl_proc {
 	pid_t pid;              /* also its process group; 0 when not running */
 	int pidfd;
 	char profile[PATH_MAX]; /* its --user-data-dir, removed by bl_stop */
+	char tmpdir[64];        /* its TMPDIR, removed by bl_stop */
 	int port;               /* DevTools port on 127.0.0.1 */
 	char ws_path[256];      /* "/devtools/browser/<id>" */
 };

@@ -9,6 +9,7 @@
 . "${TESTS_DIR:-tests}/cli/engine_lib.sh"
 
 : "${CDP_EVAL:?CDP_EVAL must point at tests/helpers/cdp_eval}"
+: "${BROWSER_API:?BROWSER_API must point at tests/helpers/browser_api}"
 
 allox sandbox create -o json > "$TMP/created" || { echo "cannot create a sandbox"; exit 1; }
 ID=$(jq -r .id "$TMP/created")
@@ -235,4 +236,53 @@ agent_get "$ID3" /v1/browser/screenshot
 
 allox sandbox kill "$ID" >/dev/null 2>&1
 allox sandbox kill "$ID3" >/dev/null 2>&1
+
+# The module's internal API (browser.h), which the MCP hub's browser tools
+# use, driven by tests/helpers/browser_api against a Chromium of its own.
+BHOME="$TMP/bhome"
+mkdir -p "$BHOME"
+api() {
+	HOME=$BHOME "$BROWSER_API" "$@" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+}
+# step_is N TEXT: line N of the output is TEXT.
+step_is() {
+	[ "$(sed -n "${1}p" "$TMP/out")" = "$2" ] || fail "step $1: $(sed -n "${1}p" "$TMP/out"), expected $2"
+}
+
+t "browser API: navigate gives the title; evaluate gives JSON values; text is the page's text"
+api 'nav:data:text/html,<title>Doc</title><p>hello text</p><p>second</p>' 'eval:1+1' \
+	'eval:Promise.resolve({a: [1, "x"]})' 'eval:undefined' text 'eval:document.title'
+expect_rc 0
+step_is 1 "nav ok Doc"
+step_is 2 "eval ok 2"
+step_is 3 'eval ok {"a":[1,"x"]}'
+step_is 4 "eval ok null"
+step_is 5 "text ok hello text||second"
+step_is 6 'eval ok "Doc"'
+
+t "browser API: errors are 400 with the reason (exception, bad URL, network failure, format)"
+api "eval:throw new Error('boom')" 'eval:(' nav:notaurl nav:http://127.0.0.1:1/ nav: shot:gif
+expect_rc 0
+sed -n 1p "$TMP/out" | grep -q '^eval 400 Error: boom' || fail "exception"
+sed -n 3p "$TMP/out" | grep -q '^eval 400 SyntaxError' || fail "syntax error"
+sed -n 4p "$TMP/out" | grep -q '^nav 400 .*invalid URL' || fail "bad URL"
+sed -n 5p "$TMP/out" | grep -q '^nav 400 .*net::ERR_UNSAFE_PORT' || fail "network failure"
+sed -n 6p "$TMP/out" | grep -q '^nav 400 ' || fail "empty URL"
+sed -n 7p "$TMP/out" | grep -q '^shot 400 unsupported screenshot format' || fail "format"
+
+t "browser API: calls from four threads at once are serialised, each answered right"
+api par shot:png shot:jpeg
+expect_rc 0
+step_is 1 "par ok 40"
+step_is 2 "shot ok png 1280x1024 $(sed -n 2p "$TMP/out" | awk '{ print $5 }')"
+sed -n 3p "$TMP/out" | grep -q '^shot ok jpeg 1280x1024 [0-9]' || fail "jpeg"
+
+t "browser API: freeing the module ends Chromium and removes its profile"
+api info
+expect_rc 0
+grep -q '^info ok {' "$TMP/out" || fail "info"
+no_process_with "$BHOME/.cache/allox-browser" || fail "Chromium still running"
+[ -z "$(ls "$BHOME/.cache/allox-browser")" ] || fail "profile left"
+
 done_testing
