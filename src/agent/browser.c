@@ -24,6 +24,7 @@
 #define START_MS 60000
 #define CONNECT_MS 10000
 #define CALL_MS 30000
+#define STOP_MS 5000
 /* CDP's "Session with given id not found." */
 #define CDP_NO_SESSION -32001
 
@@ -335,6 +336,16 @@ static int eval_string(struct ag_browser *b, const char *expression, char **out,
 	return *out ? 0 : bl_fail(err, 500, "out of memory");
 }
 
+/* After a navigation timed out: a page still waiting for its server holds
+ * back the session's later commands, so stop it. */
+static void stop_loading(struct ag_browser *b)
+{
+	struct cdp_error ce;
+
+	if (cdp_call(b->cdp, b->session, "Page.stopLoading", NULL, STOP_MS, NULL, &ce) != CDP_OK)
+		ag_log("browser: Page.stopLoading after a navigation timeout: %s", ce.message);
+}
+
 int ag_browser_navigate(struct ag_browser *b, const char *url, double timeout_s, char **title,
 			struct ag_browser_error *err)
 {
@@ -353,10 +364,14 @@ int ag_browser_navigate(struct ag_browser *b, const char *url, double timeout_s,
 		goto out;
 	cdp_record(b->cdp, true);
 	if (page_call(b, "Page.navigate", json_pack("{s:s}", "url", url), timeout_ms, &r, &ce, err) != CDP_OK) {
-		if (ce.status == CDP_REMOTE)
+		if (ce.status == CDP_TIMEOUT) {
+			stop_loading(b);
+			bl_fail(err, 504, "%.300s did not answer within %g s", url, timeout_ms / 1000.0);
+		} else if (ce.status == CDP_REMOTE) {
 			bl_fail(err, 400, "cannot navigate to %.300s: %s", url, ce.message);
-		else
+		} else {
 			cdp_fail(err, &ce);
+		}
 		goto out;
 	}
 	failure = json_string_value(json_object_get(r, "errorText"));
@@ -370,8 +385,10 @@ int ag_browser_navigate(struct ag_browser *b, const char *url, double timeout_s,
 		struct load_wait w = { b->session, loader };
 
 		if (cdp_wait_event(b->cdp, is_load, &w, timeout_ms, &ev, &ce) != CDP_OK) {
-			if (ce.status == CDP_TIMEOUT)
+			if (ce.status == CDP_TIMEOUT) {
+				stop_loading(b);
 				bl_fail(err, 504, "%.300s did not finish loading within %g s", url, timeout_ms / 1000.0);
+			}
 			else
 				cdp_fail(err, &ce);
 			goto out;

@@ -16,6 +16,8 @@
 /* A full-page screenshot of a big page is tens of MB of base64 in one
  * message; puppeteer allows 256 MiB. */
 #define CDP_MESSAGE_MAX ((size_t)256 << 20)
+/* Receive buffers above this are released after their message. */
+#define RX_KEEP ((size_t)4 << 20)
 /* Events kept while recording (a page load sends about twenty). */
 #define CDP_EVENTS_MAX 512
 
@@ -127,6 +129,12 @@ static int receive(struct cdp *c, struct lws *wsi, const void *in, size_t len)
 		}
 		dispatch(c);
 		c->rx_len = 0;
+		/* Keep a small buffer, not the largest screenshot ever seen. */
+		if (c->rx_cap > RX_KEEP) {
+			free(c->rx);
+			c->rx = NULL;
+			c->rx_cap = 0;
+		}
 	}
 	return 0;
 }

@@ -163,9 +163,11 @@ title_is() {
 	[ "$("$CDP_EVAL" "$1" "document.title")" = "\"$2\"" ]
 }
 wait_until 20 title_is "$CDP" one || fail "title"
-run allox aio screenshot -f "$TMP/red.jpg" --format jpeg -o json
+# Same format and size as the blank page's shot.png: only the page differs.
+run allox aio screenshot -f "$TMP/red.png" -o json
 expect_rc 0
-cmp -s "$TMP/red.jpg" "$TMP/shot.jpg" && fail "same image as the blank page"
+jq -e '.width == 1280 and .height == 1024' "$TMP/out" >/dev/null || fail "size"
+cmp -s "$TMP/red.png" "$TMP/shot.png" && fail "the same image as the blank page"
 
 t "two sandboxes: two browsers, different ports and processes, independent pages and viewports"
 allox sandbox create -e ALLOX_AGENT_BROWSER_VIEWPORT=800x600 -o json > "$TMP/created2" || fail "second sandbox"
@@ -270,6 +272,27 @@ sed -n 4p "$TMP/out" | grep -q '^nav 400 .*invalid URL' || fail "bad URL"
 sed -n 5p "$TMP/out" | grep -q '^nav 400 .*net::ERR_UNSAFE_PORT' || fail "network failure"
 sed -n 6p "$TMP/out" | grep -q '^nav 400 ' || fail "empty URL"
 sed -n 7p "$TMP/out" | grep -q '^shot 400 unsupported screenshot format' || fail "format"
+
+t "browser API: a page that never answers is a 504 at the timeout; the browser goes on"
+# A server that accepts and never answers, for 60 s at most.
+python3 -c '
+import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8)
+print(s.getsockname()[1], flush=True)
+conns = []
+end = time.time() + 60
+s.settimeout(1)
+while time.time() < end:
+    try: conns.append(s.accept()[0])
+    except socket.timeout: pass
+' >"$TMP/hang.port" &
+HANG=$!
+wait_until 10 test -s "$TMP/hang.port" || fail "no server"
+api "nav1:http://127.0.0.1:$(cat "$TMP/hang.port")/" 'eval:1+1'
+kill "$HANG" 2>/dev/null
+expect_rc 0
+sed -n 1p "$TMP/out" | grep -q '^nav 504 .* within 1 s' || fail "timeout"
+step_is 2 "eval ok 2"
 
 t "browser API: calls from four threads at once are serialised, each answered right"
 api par shot:png shot:jpeg

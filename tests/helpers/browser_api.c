@@ -5,6 +5,7 @@
  *
  * One browser for the whole run; each STEP prints one line:
  *   nav:URL        navigate (10 s)   -> "nav ok TITLE" | "nav STATUS MESSAGE"
+ *   nav1:URL       the same with a 1 s timeout
  *   eval:EXPR      evaluate          -> "eval ok JSON" | "eval STATUS MESSAGE"
  *   text           page text         -> "text ok TEXT" (newlines as \n)
  *   shot:FORMAT    screenshot        -> "shot ok FORMAT WxH BYTES" | "shot STATUS MESSAGE"
@@ -113,8 +114,8 @@ int main(int argc, char **argv)
 		json_t *v = NULL;
 		int rc;
 
-		if (strncmp(argv[i], "nav:", 4) == 0) {
-			rc = ag_browser_navigate(b, arg, 10, &s, &err);
+		if (strncmp(argv[i], "nav:", 4) == 0 || strncmp(argv[i], "nav1:", 5) == 0) {
+			rc = ag_browser_navigate(b, arg, argv[i][3] == '1' ? 1 : 10, &s, &err);
 			report("nav", rc, s, &err);
 		} else if (strncmp(argv[i], "eval:", 5) == 0) {
 			rc = ag_browser_evaluate(b, arg, &v, &err);
