@@ -34,6 +34,8 @@ struct ag_browser {
 	struct bl_proc proc;
 	struct cdp *cdp;            /* browser-level socket */
 	char session[128];          /* flat session attached to the page */
+	char target[128];           /* the page's target id */
+	bool crashed;               /* its renderer crashed: replace the page */
 	char *user_agent;
 	int width, height;
 };
@@ -149,8 +151,12 @@ static int attach_page(struct ag_browser *b, struct ag_browser_error *err)
 		return bl_fail(err, 500, "browser: Target.attachToTarget gave no session");
 	}
 	snprintf(b->session, sizeof b->session, "%s", sid);
+	snprintf(b->target, sizeof b->target, "%s", target_id);
+	b->crashed = false;
 	json_decref(r);
-	if (call(b, true, "Page.enable", NULL, CALL_MS, NULL, &ce) != CDP_OK ||
+	/* Inspector: for Inspector.targetCrashed (see page_event). */
+	if (call(b, true, "Inspector.enable", NULL, CALL_MS, NULL, &ce) != CDP_OK ||
+	    call(b, true, "Page.enable", NULL, CALL_MS, NULL, &ce) != CDP_OK ||
 	    call(b, true, "Page.setLifecycleEventsEnabled", json_pack("{s:b}", "enabled", 1), CALL_MS, NULL, &ce) !=
 		    CDP_OK ||
 	    call(b, true, "Emulation.setDeviceMetricsOverride",
@@ -161,6 +167,32 @@ static int attach_page(struct ag_browser *b, struct ag_browser_error *err)
 		return cdp_fail(err, &ce);
 	}
 	return 0;
+}
+
+/* A crashed renderer never answers its page's commands: end the wait at
+ * once, and have the next call open a new page. */
+static bool page_event(const char *method, const char *session, const json_t *params, void *arg,
+		       const char **reason)
+{
+	struct ag_browser *b = arg;
+
+	if (strcmp(method, "Inspector.targetCrashed") != 0 || !session || strcmp(session, b->session) != 0)
+		return false;
+	b->crashed = true;
+	*reason = "the page crashed (its renderer ended); the next call opens a new page";
+	return true;
+}
+
+/* Replace a crashed page by a new one. */
+static int replace_page(struct ag_browser *b, struct ag_browser_error *err)
+{
+	struct cdp_error ce;
+
+	ag_log("browser: the page crashed: opening a new one");
+	if (call(b, false, "Target.closeTarget", json_pack("{s:s}", "targetId", b->target), CALL_MS, NULL, &ce) !=
+	    CDP_OK)
+		ag_log("browser: Target.closeTarget of the crashed page: %s", ce.message);
+	return attach_page(b, err);
 }
 
 /* Start Chromium, connect and attach. */
@@ -174,6 +206,7 @@ static int start(struct ag_browser *b, struct ag_browser_error *err)
 	b->cdp = cdp_open("127.0.0.1", b->proc.port, b->proc.ws_path, CONNECT_MS, &ce);
 	if (!b->cdp)
 		return cdp_fail(err, &ce);
+	cdp_on_event(b->cdp, page_event, b);
 	if (call(b, false, "Browser.getVersion", NULL, CALL_MS, &r, &ce) != CDP_OK)
 		return cdp_fail(err, &ce);
 	b->user_agent = strdup(json_string_value(json_object_get(r, "userAgent")) ?: "");
@@ -193,7 +226,7 @@ static int ensure(struct ag_browser *b, struct ag_browser_error *err)
 	if (!b->reaper)
 		return bl_fail(err, 503, "browser: the agent cannot watch child processes");
 	if (b->proc.pid && bl_running(&b->proc) && cdp_alive(b->cdp) && b->session[0])
-		return 0;
+		return b->crashed ? replace_page(b, err) : 0;
 	if (b->proc.pid)
 		ag_log("browser: Chromium (pid %d) %s: restarting it", (int)b->proc.pid,
 		       bl_running(&b->proc) ? "lost its DevTools connection" : "has ended");

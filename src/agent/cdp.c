@@ -37,6 +37,9 @@ struct cdp {
 	json_t *reply;             /* the whole response document */
 	json_t *events;            /* recorded: [ [method, session|null, params|null], ... ] */
 	lws_sorted_usec_list_t sul; /* the deadline of the current wait */
+	cdp_event_fn on_event;
+	void *on_event_arg;
+	const char *interrupted;   /* why the current wait ends early, or NULL */
 	enum conn_state state;
 	bool rx_too_large;
 	bool tx_pending;
@@ -91,8 +94,13 @@ static void dispatch(struct cdp *c)
 		return;	/* not for us to understand; CDP never sends such */
 	if (m.kind == CDP_MSG_RESPONSE && m.id == c->wait_id && !c->reply)
 		c->reply = json_incref(doc);
-	else if (m.kind == CDP_MSG_EVENT)
+	else if (m.kind == CDP_MSG_EVENT) {
+		const char *reason = NULL;
+
+		if (c->on_event && c->on_event(m.method, m.session, m.params, c->on_event_arg, &reason))
+			c->interrupted = reason ? reason : m.method;
 		keep_event(c, &m);
+	}
 	/* Late answers to commands that timed out are dropped. */
 	json_decref(doc);
 }
@@ -192,8 +200,9 @@ static void expire(lws_sorted_usec_list_t *sul)
 static void service_until(struct cdp *c, bool (*done)(struct cdp *c, void *arg), void *arg, int timeout_ms)
 {
 	c->expired = false;
+	c->interrupted = NULL;
 	lws_sul_schedule(c->ctx, 0, &c->sul, expire, (lws_usec_t)timeout_ms * LWS_US_PER_MS);
-	while (!done(c, arg) && !c->expired && c->state != CLOSED)
+	while (!done(c, arg) && !c->expired && !c->interrupted && c->state != CLOSED)
 		if (lws_service(c->ctx, 0) < 0)
 			break;
 	lws_sul_cancel(&c->sul);
@@ -309,8 +318,10 @@ int cdp_call(struct cdp *c, const char *session, const char *method, const json_
 	service_until(c, answered, NULL, timeout_ms);
 	c->tx_pending = false;
 	if (!c->reply)
-		return fail(err, c->state == CLOSED ? CDP_FAILED : CDP_TIMEOUT, "%s: %s", method,
-			    c->state == CLOSED ? c->why : "no answer from Chromium in time");
+		return fail(err, c->state == CLOSED || c->interrupted ? CDP_FAILED : CDP_TIMEOUT, "%s: %s", method,
+			    c->state == CLOSED	   ? c->why
+			    : c->interrupted ? c->interrupted
+					     : "no answer from Chromium in time");
 	error = json_object_get(c->reply, "error");
 	if (error) {
 		rc = fail(err, CDP_REMOTE, "%s: ", method);
@@ -326,6 +337,12 @@ int cdp_call(struct cdp *c, const char *session, const char *method, const json_
 	json_decref(c->reply);
 	c->reply = NULL;
 	return rc;
+}
+
+void cdp_on_event(struct cdp *c, cdp_event_fn fn, void *arg)
+{
+	c->on_event = fn;
+	c->on_event_arg = arg;
 }
 
 void cdp_record(struct cdp *c, bool on)
@@ -369,8 +386,10 @@ int cdp_wait_event(struct cdp *c, cdp_match_fn match, void *arg, int timeout_ms,
 		service_until(c, matched, &w, timeout_ms);
 	}
 	if (!w.found)
-		return fail(err, c->state == CLOSED ? CDP_FAILED : CDP_TIMEOUT, "%s",
-			    c->state == CLOSED ? c->why : "the awaited event did not come in time");
+		return fail(err, c->state == CLOSED || c->interrupted ? CDP_FAILED : CDP_TIMEOUT, "%s",
+			    c->state == CLOSED	   ? c->why
+			    : c->interrupted ? c->interrupted
+					     : "the awaited event did not come in time");
 	if (json_is_null(w.found))
 		json_decref(w.found);
 	else

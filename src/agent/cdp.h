@@ -39,6 +39,14 @@ bool cdp_alive(const struct cdp *c);
 int cdp_call(struct cdp *c, const char *session, const char *method, const json_t *params, int timeout_ms,
 	     json_t **result, struct cdp_error *err);
 
+/* Every event is also shown to FN (if set), as it arrives, whatever is
+ * being waited for; when FN returns true the current wait ends at once with
+ * CDP_FAILED and FN's REASON (e.g. the page crashed: its answers will never
+ * come). */
+typedef bool (*cdp_event_fn)(const char *method, const char *session, const json_t *params, void *arg,
+			     const char **reason);
+void cdp_on_event(struct cdp *c, cdp_event_fn fn, void *arg);
+
 /* Events: from cdp_record(c, true) on, events arrive in a bounded queue
  * (the oldest are dropped past it); cdp_record(c, false) empties it. */
 void cdp_record(struct cdp *c, bool on);

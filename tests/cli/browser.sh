@@ -294,6 +294,14 @@ expect_rc 0
 sed -n 1p "$TMP/out" | grep -q '^nav 504 .* within 1 s' || fail "timeout"
 step_is 2 "eval ok 2"
 
+t "browser API: a crashed page is replaced by a new one"
+api nav1:chrome://crash shot:png 'eval:1+1' shot:png
+expect_rc 0
+# The crash ends the call in flight (503) or is found by the next one.
+sed -n 2p "$TMP/out" | grep -Eq '^shot (503 .*crashed|ok )' || fail "the call after the crash"
+step_is 3 "eval ok 2"
+sed -n 4p "$TMP/out" | grep -q '^shot ok png 1280x1024 ' || fail "screenshot of the new page"
+
 t "browser API: calls from four threads at once are serialised, each answered right"
 api par shot:png shot:jpeg
 expect_rc 0
