@@ -238,15 +238,29 @@ static int ensure(struct ag_browser *b, struct ag_browser_error *err)
 	return 0;
 }
 
-/* A call in the page's session; when the page is gone (closed by another
- * CDP client), attach to another one and try once more. */
+/* A call in the page's session, tried once more when the page is gone
+ * (closed by another CDP client: attach to another one) or Chromium is
+ * (its DevTools connection closed: start it again). A Chromium that was
+ * just killed can still look alive to ensure(): its main thread is gone,
+ * the others not yet, so its pidfd is not readable. */
 static int page_call(struct ag_browser *b, const char *method, json_t *params, int timeout_ms, json_t **result,
 		     struct cdp_error *ce, struct ag_browser_error *err)
 {
 	int rc = cdp_call(b->cdp, b->session, method, params, timeout_ms, result, ce);
 
-	if (rc == CDP_REMOTE && ce->code == CDP_NO_SESSION && attach_page(b, err) == 0)
+	if (rc == CDP_REMOTE && ce->code == CDP_NO_SESSION && attach_page(b, err) == 0) {
 		rc = cdp_call(b->cdp, b->session, method, params, timeout_ms, result, ce);
+	} else if (rc == CDP_FAILED && !cdp_alive(b->cdp)) {
+		bool recording = cdp_recording(b->cdp);
+
+		if (ensure(b, err) < 0) {
+			snprintf(ce->message, sizeof ce->message, "%.390s", err->message);
+		} else {
+			if (recording)
+				cdp_record(b->cdp, true);
+			rc = cdp_call(b->cdp, b->session, method, params, timeout_ms, result, ce);
+		}
+	}
 	json_decref(params);
 	return rc;
 }

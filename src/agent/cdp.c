@@ -351,6 +351,11 @@ void cdp_record(struct cdp *c, bool on)
 	json_array_clear(c->events);
 }
 
+bool cdp_recording(const struct cdp *c)
+{
+	return c && c->recording;
+}
+
 struct wanted {
 	cdp_match_fn match;
 	void *arg;

@@ -50,6 +50,7 @@ void cdp_on_event(struct cdp *c, cdp_event_fn fn, void *arg);
 /* Events: from cdp_record(c, true) on, events arrive in a bounded queue
  * (the oldest are dropped past it); cdp_record(c, false) empties it. */
 void cdp_record(struct cdp *c, bool on);
+bool cdp_recording(const struct cdp *c);
 
 /* Wait up to TIMEOUT_MS for a recorded event for which MATCH (METHOD,
  * SESSION, PARAMS, ARG) is true; earlier events are consumed. CDP_OK with
