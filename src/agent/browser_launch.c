@@ -1,5 +1,6 @@
 #include "browser_launch.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -55,6 +56,25 @@ static int find_chromium(char *out, size_t size)
 	return -1;
 }
 
+/* Profiles no Chromium uses any more: a sandbox has one agent, whose
+ * Chromium is stopped before a new one starts, so any profile found here is
+ * a leftover (a checkpoint taken while Chromium ran carries its profile
+ * into the sandboxes restored from it). */
+static void remove_stale_profiles(const char *dir)
+{
+	char path[PATH_MAX];
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+
+	if (!dp)
+		return;
+	while ((d = readdir(dp)))
+		if (strncmp(d->d_name, "profile-", 8) == 0 &&
+		    snprintf(path, sizeof path, "%s/%s", dir, d->d_name) < (int)sizeof path)
+			ag_rmtree(path);
+	closedir(dp);
+}
+
 /* A fresh, empty profile directory: $HOME/.cache/allox-browser/profile-XXXXXX. */
 static int make_profile(struct bl_proc *p, struct ag_browser_error *err)
 {
@@ -67,6 +87,7 @@ static int make_profile(struct bl_proc *p, struct ag_browser_error *err)
 	snprintf(dir, sizeof dir, "%s/.cache/allox-browser", home);
 	if (ax_mkdir_p(dir, 0700, &e) < 0)
 		return bl_fail(err, 500, "browser profile: %s", e.message);
+	remove_stale_profiles(dir);
 	if (snprintf(p->profile, sizeof p->profile, "%s/profile-XXXXXX", dir) >= (int)sizeof p->profile ||
 	    !mkdtemp(p->profile)) {
 		p->profile[0] = '\0';

@@ -309,7 +309,8 @@ step_is 1 "par ok 40"
 step_is 2 "shot ok png 1280x1024 $(sed -n 2p "$TMP/out" | awk '{ print $5 }')"
 sed -n 3p "$TMP/out" | grep -q '^shot ok jpeg 1280x1024 [0-9]' || fail "jpeg"
 
-t "browser API: freeing the module ends Chromium and removes its profile"
+t "browser API: a stale profile is removed at start; freeing the module ends Chromium and removes its profile"
+mkdir -p "$BHOME/.cache/allox-browser/profile-stale/Default"
 api info
 expect_rc 0
 grep -q '^info ok {' "$TMP/out" || fail "info"
