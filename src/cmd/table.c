@@ -124,7 +124,7 @@ static const char *const screenshot_formats[] = { "png", "jpeg", NULL };
 static const ax_option_spec aio_screenshot_options[] = {
 	{ "file", 'f', AX_OPT_STRING, "FILE", NULL, NULL, false,
 	  "where to save the image (required); replaced atomically, untouched on failure" },
-	{ "format", 0, AX_OPT_CHOICE, "FORMAT", screenshot_formats, "png", false, "image format" },
+	{ "format", 0, AX_OPT_CHOICE, "FORMAT", screenshot_formats, "png", false, "image format: png or jpeg" },
 	{ "quality", 0, AX_OPT_INT, "N", NULL, NULL, false, "JPEG quality, 0 to 100 (default: Chromium's)" },
 	END_OPTIONS,
 };
