@@ -34,6 +34,7 @@
 #include "error.h"
 #include "execd_registry.h"
 #include "jupyter.h"
+#include "browser.h"
 #include "log.h"
 #include "reaper.h"
 #include "route.h"
@@ -74,6 +75,7 @@ struct agent {
 	struct aio_sessions *aio_sessions;
 	struct execd_registry *execd;
 	struct ag_jupyter *jupyter;
+	struct ag_browser *browser;
 	struct ag_supervisor sup;
 	struct ag_server server;
 	int sigfd;
@@ -337,6 +339,10 @@ static int run(struct agent *a, ax_error *err)
 	if (!a->aio_sessions || !a->execd || !a->jupyter)
 		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "cannot set up the command registries");
 	ag_jupyter_set_reaper(a->jupyter, &a->reaper);
+	/* Cheap: Chromium starts on the first browser request. */
+	a->browser = ag_browser_new(&a->reaper);
+	if (!a->browser)
+		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "cannot set up the browser");
 	a->ctx = (struct ag_ctx){
 		.sandbox_id = a->opt.sandbox_id,
 		.version = AG_VERSION,
@@ -346,6 +352,7 @@ static int run(struct agent *a, ax_error *err)
 		.aio_sessions = a->aio_sessions,
 		.execd = a->execd,
 		.jupyter = a->jupyter,
+		.browser = a->browser,
 		.started = time(NULL),
 	};
 	ag_log("allox-agent %s for sandbox %s (pid %d)", AG_VERSION, a->opt.sandbox_id, (int)getpid());
@@ -397,6 +404,7 @@ int main(int argc, char **argv)
 	aio_sessions_free(a.aio_sessions);
 	execd_registry_free(a.execd);
 	ag_jupyter_free(a.jupyter);
+	ag_browser_free(a.browser);
 	if (a.have_reaper)
 		ag_reaper_destroy(&a.reaper);
 	if (a.sigfd >= 0)

@@ -119,6 +119,28 @@ static const char *const aio_jupyter_run_examples[] = {
 	NULL,
 };
 
+static const char *const screenshot_formats[] = { "png", "jpeg", NULL };
+
+static const ax_option_spec aio_screenshot_options[] = {
+	{ "file", 'f', AX_OPT_STRING, "FILE", NULL, NULL, false,
+	  "where to save the image (required); replaced atomically, untouched on failure" },
+	{ "format", 0, AX_OPT_CHOICE, "FORMAT", screenshot_formats, "png", false, "image format: png or jpeg" },
+	{ "quality", 0, AX_OPT_INT, "N", NULL, NULL, false, "JPEG quality, 0 to 100 (default: Chromium's)" },
+	END_OPTIONS,
+};
+
+static const char *const aio_browser_info_examples[] = {
+	"allox-cli aio browser info",
+	"allox-cli aio browser info -o json | jq -r .cdp_url",
+	NULL,
+};
+
+static const char *const aio_screenshot_examples[] = {
+	"allox-cli aio screenshot -f page.png",
+	"allox-cli aio screenshot -f page.jpg --format jpeg --quality 70 -o json",
+	NULL,
+};
+
 static const ax_positional_spec path_positionals[] = {
 	{ "SANDBOX_ID", AX_POS_OPTIONAL, "the sandbox; default: the current session" },
 	{ "PATH", AX_POS_REQUIRED, "absolute path inside the sandbox" },
@@ -256,6 +278,18 @@ static const ax_command_spec commands[] = {
 	  "{kernel_name, session_id, status, execution_count, outputs, code, msg_id}.",
 	  sandbox_id_positionals, aio_jupyter_run_options, AX_FMT_RAW | AX_FMT_JSON, AX_FMT_RAW, 0,
 	  ax_cmd_aio_jupyter_run, aio_jupyter_run_examples },
+	{ "aio", "browser info", "Show the sandbox's browser: user agent, CDP URL, viewport",
+	  "Starts the sandbox's headless Chromium on first use. cdp_url is a browser-level DevTools WebSocket on "
+	  "127.0.0.1 that CDP clients (Puppeteer, Playwright, chrome-remote-interface) can connect to from the "
+	  "host. Local sandboxes have no VNC: vnc_url is null.",
+	  sandbox_id_positionals, NULL, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_aio_browser_info,
+	  aio_browser_info_examples },
+	{ "aio", "screenshot", "Save a screenshot of the sandbox's browser page",
+	  "Captures the current page of the sandbox's Chromium (started on first use) at its viewport size and "
+	  "writes it to FILE through a temporary file beside it, so FILE is the whole image or untouched. Prints "
+	  "{path, format, width, height, bytes}.",
+	  sandbox_id_positionals, aio_screenshot_options, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_aio_screenshot,
+	  aio_screenshot_examples },
 	{ "file", "cat", "Print a file from a sandbox", NULL,
 	  path_positionals, file_cat_options, AX_FMT_RAW | AX_FMT_JSON, AX_FMT_RAW, 0, ax_cmd_file_cat, NULL },
 	{ "file", "write", "Write a file in a sandbox from --content or standard input", NULL,

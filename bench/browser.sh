@@ -1,0 +1,56 @@
+#!/bin/sh
+# The sandbox's browser: the cold screenshot (the first browser call in a new
+# sandbox, which starts Chromium) and the warm one, end to end through
+# allox-cli and at the agent's route alone (curl), medians, next to
+# `run -- true`, the cost of any call. Target: warm under 300 ms.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+: "${ALLOX_CLI:?}"
+N=${BENCH_N:-20}
+COLD_N=${BENCH_COLD_N:-5}
+bench_home
+
+"$ALLOX_CLI" sandbox create >/dev/null || exit 1
+time_n "$N" "$work/run" "$ALLOX_CLI" run -- true || exit 1
+
+# Cold: each in a fresh sandbox, whose first screenshot starts its Chromium.
+: > "$work/cold"
+i=0
+while [ "$i" -lt "$COLD_N" ]; do
+	"$ALLOX_CLI" sandbox create >/dev/null || exit 1
+	t0=$(now_ns)
+	"$ALLOX_CLI" aio screenshot -f "$work/cold.png" >/dev/null || { echo "bench: cold screenshot failed" >&2; exit 1; }
+	t1=$(now_ns)
+	echo "scale=3; ($t1 - $t0) / 1000000" | bc >> "$work/cold"
+	"$ALLOX_CLI" sandbox kill >/dev/null || exit 1
+	i=$((i + 1))
+done
+
+"$ALLOX_CLI" sandbox create -o json >"$work/created" || exit 1
+id=$(jq -r .id "$work/created")
+"$ALLOX_CLI" aio screenshot -f "$work/warm.png" >/dev/null || exit 1
+time_n "$N" "$work/warm" "$ALLOX_CLI" aio screenshot -f "$work/warm.png" || exit 1
+time_n "$N" "$work/warm_jpeg" "$ALLOX_CLI" aio screenshot -f "$work/warm.jpg" --format jpeg || exit 1
+
+# The route alone, without the client's endpoint lookup.
+curl -sS --max-time 10 --unix-socket "$ALLOX_HOME/run/engine.sock" -o "$work/ep.json" \
+	"http://x/v1/sandboxes/$id/endpoints/44772" || exit 1
+url="http://$(jq -r .endpoint "$work/ep.json")/v1/browser/screenshot"
+token=$(jq -r '.headers["X-EXECD-ACCESS-TOKEN"]' "$work/ep.json")
+time_n "$N" "$work/route" curl -sf -o "$work/route.png" -H "X-EXECD-ACCESS-TOKEN: $token" "$url" || exit 1
+
+size=$("$ALLOX_CLI" aio browser info -o json | jq -r '"\(.viewport.width)x\(.viewport.height)"')
+run_ms=$(median "$work/run")
+cold=$(median "$work/cold")
+warm=$(median "$work/warm")
+warm_jpeg=$(median "$work/warm_jpeg")
+route=$(median "$work/route")
+
+echo "allox-cli browser benchmark (medians: $N warm calls, $COLD_N cold starts; viewport $size; $(nproc) cores, $(uname -r))"
+row "benchmark" "median" "run -- true" "" "target"
+row "run -- true" "${run_ms} ms" "" "" ""
+row "screenshot cold (Chromium start)" "${cold} ms" "" "" ""
+row "screenshot warm png" "${warm} ms" "${run_ms} ms" "" "< 300 ms"
+row "screenshot warm jpeg" "${warm_jpeg} ms" "${run_ms} ms" "" "< 300 ms"
+row "GET /v1/browser/screenshot (curl)" "${route} ms" "" "" ""
