@@ -35,6 +35,8 @@
 #include "execd_registry.h"
 #include "jupyter.h"
 #include "log.h"
+#include "mcp.h"
+#include "browser.h"
 #include "reaper.h"
 #include "route.h"
 #include "server.h"
@@ -74,6 +76,8 @@ struct agent {
 	struct aio_sessions *aio_sessions;
 	struct execd_registry *execd;
 	struct ag_jupyter *jupyter;
+	struct ag_browser *mcp_browser;   /* the MCP hub's; the browser routes may share it */
+	struct ag_mcp *mcp;
 	struct ag_supervisor sup;
 	struct ag_server server;
 	int sigfd;
@@ -348,6 +352,16 @@ static int run(struct agent *a, ax_error *err)
 		.jupyter = a->jupyter,
 		.started = time(NULL),
 	};
+	/* MCP: servers from the create request's extensions (the engine passes
+	 * them in ALLOX_AGENT_MCP_SERVERS); ALLOX_AGENT_MCP_NO_BRIDGE=1 hides the
+	 * REST bridge (tests of the client's /mcp fallback). */
+	a->mcp_browser = ag_browser_new(&a->reaper);
+	a->mcp = ag_mcp_new(&a->ctx, a->mcp_browser, getenv("ALLOX_AGENT_MCP_SERVERS"));
+	if (!a->mcp)
+		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "cannot set up the MCP hub");
+	if (getenv("ALLOX_AGENT_MCP_NO_BRIDGE") && strcmp(getenv("ALLOX_AGENT_MCP_NO_BRIDGE"), "1") == 0)
+		ag_mcp_set_bridge(a->mcp, false);
+	a->ctx.mcp = a->mcp;
 	ag_log("allox-agent %s for sandbox %s (pid %d)", AG_VERSION, a->opt.sandbox_id, (int)getpid());
 	/* The entrypoint starts first, while the agent has a single thread, so
 	 * the fork copies no other thread's locks. */
@@ -397,6 +411,9 @@ int main(int argc, char **argv)
 	aio_sessions_free(a.aio_sessions);
 	execd_registry_free(a.execd);
 	ag_jupyter_free(a.jupyter);
+	ag_mcp_free(a.mcp);
+	if (a.mcp_browser)
+		ag_browser_free(a.mcp_browser);
 	if (a.have_reaper)
 		ag_reaper_destroy(&a.reaper);
 	if (a.sigfd >= 0)

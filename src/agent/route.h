@@ -17,6 +17,7 @@ struct ag_reaper;
 struct aio_sessions;
 struct execd_registry;
 struct ag_jupyter;
+struct ag_mcp;
 
 /* Read-only after start-up, shared by every connection thread: the pointers
  * never change; the objects behind them have their own locks. main.c owns
@@ -30,6 +31,7 @@ struct ag_ctx {
 	struct aio_sessions *aio_sessions;      /* AIO shell sessions; see aio_session.h */
 	struct execd_registry *execd;           /* execd commands by id; see execd_registry.h */
 	struct ag_jupyter *jupyter;             /* Jupyter kernels by session; see jupyter.h */
+	struct ag_mcp *mcp;                     /* MCP servers and /mcp sessions; see mcp.h */
 	time_t started;
 };
 
