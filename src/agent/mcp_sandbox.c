@@ -167,8 +167,8 @@ static json_t *execute_bash(const struct mcp_builtin_env *env, const json_t *arg
 			len += strlen(tail);
 		}
 	}
-	result = json_pack("{s:[o], s:{s:o, s:i, s:b}, s:b}", "content", mcp_text_block(out ? out : "", out ? len : 0),
-			   "structuredContent", "output", aio_json_bytes(out ? out : "", out ? len : 0), "exit_code", code,
+	result = json_pack("{s:[o], s:{s:i, s:b}, s:b}", "content", mcp_text_block(out ? out : "", out ? len : 0),
+			   "structuredContent", "exit_code", code,
 			   "timed_out", timed_out, "isError", 0);
 	free(out);
 	return result;
