@@ -167,9 +167,8 @@ static json_t *execute_bash(const struct mcp_builtin_env *env, const json_t *arg
 			len += strlen(tail);
 		}
 	}
-	result = json_pack("{s:[o], s:{s:i, s:b}, s:b}", "content", mcp_text_block(out ? out : "", out ? len : 0),
-			   "structuredContent", "exit_code", code,
-			   "timed_out", timed_out, "isError", 0);
+	/* The exit code is in the text, where a model reads it. */
+	result = json_pack("{s:[o], s:b}", "content", mcp_text_block(out ? out : "", out ? len : 0), "isError", 0);
 	free(out);
 	return result;
 }
@@ -321,9 +320,7 @@ static json_t *execute_code(const struct mcp_builtin_env *env, const json_t *arg
 	add_outputs(content, json_object_get(res, "outputs"));
 	if (strcmp(status, "ok") != 0)
 		json_array_append_new(content, json_pack("{s:s, s:s+}", "type", "text", "text", "Execution status: ", status));
-	r = json_pack("{s:o, s:{s:s, s:O}, s:b}", "content", content, "structuredContent", "status", status,
-		      "execution_count", json_object_get(res, "execution_count") ?: json_null(), "isError",
-		      strcmp(status, "ok") != 0);
+	r = json_pack("{s:o, s:b}", "content", content, "isError", strcmp(status, "ok") != 0);
 	json_decref(res);
 	return r;
 }
