@@ -7,7 +7,7 @@
 
 #include "common.h"
 #include "duration.h"
-#include "mcp.h"
+#include "mcp_client.h"
 #include "mcp_show.h"
 
 #define CALL_TIMEOUT_DEFAULT 300

@@ -2,8 +2,8 @@
  * it answers 404 (an image without it), the /mcp Streamable HTTP hub, whose
  * tools are named "<server>_<tool>". Unknown servers and tools are errors
  * that list what exists. */
-#ifndef ALLOX_MCP_H
-#define ALLOX_MCP_H
+#ifndef ALLOX_MCP_CLIENT_H
+#define ALLOX_MCP_CLIENT_H
 
 #include <stdbool.h>
 #include <jansson.h>
