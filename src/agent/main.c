@@ -355,12 +355,16 @@ static int run(struct agent *a, ax_error *err)
 	/* MCP: servers from the create request's extensions (the engine passes
 	 * them in ALLOX_AGENT_MCP_SERVERS); ALLOX_AGENT_MCP_NO_BRIDGE=1 hides the
 	 * REST bridge (tests of the client's /mcp fallback). */
-	a->mcp_browser = ag_browser_new(&a->reaper);
-	a->mcp = ag_mcp_new(&a->ctx, a->mcp_browser, getenv("ALLOX_AGENT_MCP_SERVERS"));
-	if (!a->mcp)
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "cannot set up the MCP hub");
-	if (getenv("ALLOX_AGENT_MCP_NO_BRIDGE") && strcmp(getenv("ALLOX_AGENT_MCP_NO_BRIDGE"), "1") == 0)
-		ag_mcp_set_bridge(a->mcp, false);
+	{
+		const char *no_bridge = getenv("ALLOX_AGENT_MCP_NO_BRIDGE");
+
+		a->mcp_browser = ag_browser_new(&a->reaper);
+		a->mcp = ag_mcp_new(&a->ctx, a->mcp_browser, getenv("ALLOX_AGENT_MCP_SERVERS"));
+		if (!a->mcp)
+			return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "cannot set up the MCP hub");
+		if (no_bridge && strcmp(no_bridge, "1") == 0)
+			ag_mcp_set_bridge(a->mcp, false);
+	}
 	a->ctx.mcp = a->mcp;
 	ag_log("allox-agent %s for sandbox %s (pid %d)", AG_VERSION, a->opt.sandbox_id, (int)getpid());
 	/* The entrypoint starts first, while the agent has a single thread, so

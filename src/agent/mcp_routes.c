@@ -49,16 +49,18 @@ static int split(const char *subpath, char **server, char **tool)
 	rest = slash + 1;
 	if (strncmp(rest, "tools", 5) != 0 || (rest[5] != '\0' && rest[5] != '/'))
 		return -1;
+	if (rest[5] == '/' && (!rest[6] || strchr(rest + 6, '/')))
+		return -1;
 	*server = strndup(subpath, (size_t)(slash - subpath));
-	if (rest[5] == '/') {
-		if (!rest[6] || strchr(rest + 6, '/')) {
-			free(*server);
-			*server = NULL;
-			return -1;
-		}
+	if (rest[5] == '/')
 		*tool = strdup(rest + 6);
+	if (!*server || (rest[5] == '/' && !*tool)) {
+		free(*server);
+		free(*tool);
+		*server = *tool = NULL;
+		return -1;
 	}
-	return *server ? 0 : -1;
+	return 0;
 }
 
 enum MHD_Result ag_mcp_tools_route(struct ag_req *req)

@@ -24,6 +24,8 @@
 #define BASH_TIMEOUT_DEFAULT 60
 #define OUTPUT_MAX ((size_t)4 << 20)
 #define READ_MAX ((off_t)16 << 20)
+/* Entries a list returns at most. */
+#define LIST_MAX 4096
 
 static json_t *schema(const char *props_json, const char *required)
 {
@@ -163,7 +165,7 @@ static json_t *execute_bash(const struct mcp_builtin_env *env, const json_t *arg
 
 		if (grown) {
 			out = grown;
-			memcpy(out + len, tail, strlen(tail));
+			memcpy(out + len, tail, strlen(tail) + 1);
 			len += strlen(tail);
 		}
 	}
@@ -217,7 +219,7 @@ static json_t *file_list(const char *path)
 {
 	DIR *d = opendir(path);
 	struct dirent *de;
-	json_t *entries = json_array(), *sorted[4096], *r;
+	json_t *entries = json_array(), *sorted[LIST_MAX], *r;
 	size_t n = 0, i, tlen = 0;
 	char *text = NULL;
 	FILE *f;
@@ -226,7 +228,7 @@ static json_t *file_list(const char *path)
 		json_decref(entries);
 		return mcp_error_result("%s: %s", path, strerror(errno));
 	}
-	while ((de = readdir(d)) && n < sizeof sorted / sizeof *sorted) {
+	while ((de = readdir(d)) && n < LIST_MAX) {
 		char *full;
 		struct stat st;
 		const char *type = "other";
@@ -243,7 +245,7 @@ static json_t *file_list(const char *path)
 					(json_int_t)st.st_size);
 	}
 	closedir(d);
-	qsort(sorted, n, sizeof *sorted, by_name);
+	qsort(sorted, n, sizeof(json_t *), by_name);
 	f = open_memstream(&text, &tlen);
 	for (i = 0; i < n; i++) {
 		if (f)

@@ -129,6 +129,8 @@ static char *find_program(const char *name, char *const *env)
 	char buf[4096];
 	size_t i;
 
+	if (!name)
+		return NULL;
 	if (strchr(name, '/'))
 		return strdup(name);
 	for (i = 0; env[i]; i++)
@@ -153,7 +155,7 @@ static void __attribute__((noreturn)) run_server(const char *program, char *cons
 
 	ag_child_setup();
 	if (dup2(in_fd, STDIN_FILENO) >= 0 && dup2(out_fd, STDOUT_FILENO) >= 0 && dup2(log_fd, STDERR_FILENO) >= 0 &&
-	    chdir(cwd) == 0) {
+	    cwd && chdir(cwd) == 0) {
 		ag_child_close_fds(report_fd);
 		execve(program, argv, env);
 	}
