@@ -353,10 +353,13 @@ static int run(struct agent *a, ax_error *err)
 		.started = time(NULL),
 	};
 	/* MCP: servers from the create request's extensions (the engine passes
-	 * them in ALLOX_AGENT_MCP_SERVERS); ALLOX_AGENT_MCP_NO_BRIDGE=1 hides the
-	 * REST bridge (tests of the client's /mcp fallback). */
+	 * them in ALLOX_AGENT_MCP_SERVERS). Test hooks: ALLOX_AGENT_MCP_NO_BRIDGE=1
+	 * hides the REST bridge (the client's /mcp fallback),
+	 * ALLOX_AGENT_MCP_TEST_CLIENT_CAPABILITIES declares capabilities to the
+	 * servers (so they send the requests we refuse). */
 	{
 		const char *no_bridge = getenv("ALLOX_AGENT_MCP_NO_BRIDGE");
+		const char *caps = getenv("ALLOX_AGENT_MCP_TEST_CLIENT_CAPABILITIES");
 
 		a->mcp_browser = ag_browser_new(&a->reaper);
 		a->mcp = ag_mcp_new(&a->ctx, a->mcp_browser, getenv("ALLOX_AGENT_MCP_SERVERS"));
@@ -364,6 +367,8 @@ static int run(struct agent *a, ax_error *err)
 			return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "cannot set up the MCP hub");
 		if (no_bridge && strcmp(no_bridge, "1") == 0)
 			ag_mcp_set_bridge(a->mcp, false);
+		if (caps)
+			ag_mcp_set_test_capabilities(a->mcp, caps);
 	}
 	a->ctx.mcp = a->mcp;
 	ag_log("allox-agent %s for sandbox %s (pid %d)", AG_VERSION, a->opt.sandbox_id, (int)getpid());

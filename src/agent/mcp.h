@@ -30,6 +30,11 @@ void ag_mcp_free(struct ag_mcp *m);     /* stops every server process */
 void ag_mcp_set_bridge(struct ag_mcp *m, bool on);
 bool ag_mcp_bridge(const struct ag_mcp *m);
 
+/* Test hook: the client capabilities (a JSON object as text) the hub
+ * declares to configured servers, e.g. {"sampling":{}} so that a server
+ * sends sampling requests, which are refused all the same. */
+void ag_mcp_set_test_capabilities(struct ag_mcp *m, const char *caps_json);
+
 /* Server names, built-ins first. */
 json_t *ag_mcp_server_names(struct ag_mcp *m);
 /* [{name, type: builtin|stdio, command?, running, pid?, restarts, log?}] */

@@ -188,6 +188,21 @@ void ag_mcp_set_bridge(struct ag_mcp *m, bool on)
 	m->bridge = on;
 }
 
+void ag_mcp_set_test_capabilities(struct ag_mcp *m, const char *caps_json)
+{
+	json_t *caps = json_loads(caps_json, 0, NULL);
+	size_t i;
+
+	if (!json_is_object(caps)) {
+		ag_log("ignored test client capabilities: not a JSON object");
+	} else {
+		for (i = 0; i < m->n; i++)
+			if (m->servers[i].stdio)
+				mcp_stdio_set_capabilities(m->servers[i].stdio, caps);
+	}
+	json_decref(caps);
+}
+
 bool ag_mcp_bridge(const struct ag_mcp *m)
 {
 	return m->bridge;
@@ -355,11 +370,18 @@ int ag_mcp_call_tool(struct ag_mcp *m, const char *server, const char *tool, con
 		return unknown_server(m, server, err);
 	if (args && !json_is_object(args))
 		return ag_mcp_fail(err, 400, MCP_INVALID_PARAMS, "the arguments must be a JSON object");
-	if (s->builtin)
-		return s->builtin->call(&m->env, tool, args ? args : json_object(), result, err);
+	if (s->builtin) {
+		json_t *none = args ? NULL : json_object();
+		int rc = s->builtin->call(&m->env, tool, args ? args : none, result, err);
+
+		json_decref(none);
+		return rc;
+	}
 	if (check_tool(m, s, tool, err) < 0)
 		return -1;
-	params = json_pack("{s:s, s:O}", "name", tool, "arguments", args ? args : json_object());
+	/* Always an arguments object, {} when there are none. */
+	params = args ? json_pack("{s:s, s:O}", "name", tool, "arguments", args)
+		      : json_pack("{s:s, s:{}}", "name", tool, "arguments");
 	if (timeout_s <= 0)
 		timeout_s = CALL_TIMEOUT_S;
 	if (mcp_stdio_request(s->stdio, "tools/call", params, (int)(timeout_s * 1000), result, err) < 0)

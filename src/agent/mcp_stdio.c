@@ -40,6 +40,7 @@ struct mcp_stdio {
 	unsigned starts;
 	char *version;
 	json_t *server_info;
+	json_t *caps;           /* declared in initialize */
 	char last_exit[96];
 };
 
@@ -59,10 +60,11 @@ struct mcp_stdio *mcp_stdio_new(const char *name, const json_t *command, const j
 	s->log_path = strdup(log_path);
 	s->command = json_deep_copy(command);
 	s->env = env ? json_deep_copy(env) : json_object();
+	s->caps = json_object();
 	s->reaper = reaper;
 	s->proc.pidfd = -1;
 	s->in_fd = s->out_fd = -1;
-	if (!s->name || (cwd && !s->cwd) || !s->log_path || !s->command || !s->env) {
+	if (!s->name || (cwd && !s->cwd) || !s->log_path || !s->command || !s->env || !s->caps) {
 		mcp_stdio_free(s);
 		return NULL;
 	}
@@ -117,6 +119,7 @@ void mcp_stdio_free(struct mcp_stdio *s)
 	json_decref(s->command);
 	json_decref(s->env);
 	json_decref(s->server_info);
+	json_decref(s->caps);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
@@ -427,8 +430,8 @@ static int start(struct mcp_stdio *s, struct ag_mcp_error *err)
 
 	if (spawn(s, err) < 0)
 		return -1;
-	params = json_pack("{s:s, s:{}, s:{s:s, s:s}}", "protocolVersion", MCP_LATEST_VERSION, "capabilities",
-			   "clientInfo", "name", "allox-agent", "version", "1");
+	params = json_pack("{s:s, s:O, s:{s:s, s:s}}", "protocolVersion", MCP_LATEST_VERSION, "capabilities",
+			   s->caps, "clientInfo", "name", "allox-agent", "version", "1");
 	rc = exchange(s, "initialize", params, HANDSHAKE_TIMEOUT_MS, &result, err);
 	json_decref(params);
 	if (rc == XCHG_UNSENT)
@@ -488,6 +491,20 @@ int mcp_stdio_request(struct mcp_stdio *s, const char *method, json_t *params, i
 	pthread_mutex_unlock(&s->lock);
 	json_decref(params);
 	return rc;
+}
+
+void mcp_stdio_set_capabilities(struct mcp_stdio *s, const json_t *caps)
+{
+	json_t *copy = json_deep_copy(caps);
+
+	if (!json_is_object(copy)) {
+		json_decref(copy);
+		return;
+	}
+	pthread_mutex_lock(&s->lock);
+	json_decref(s->caps);
+	s->caps = copy;
+	pthread_mutex_unlock(&s->lock);
 }
 
 json_t *mcp_stdio_status(struct mcp_stdio *s)

@@ -24,6 +24,12 @@ void mcp_stdio_free(struct mcp_stdio *s);   /* closes stdin, then SIGTERM, then 
 int mcp_stdio_request(struct mcp_stdio *s, const char *method, json_t *params, int timeout_ms, json_t **result,
 		      struct ag_mcp_error *err);
 
+/* The capabilities we declare in initialize (default {}: a tool-calling
+ * client). Test hook: declaring sampling, elicitation or roots makes
+ * servers send those requests, which are still refused. Takes effect at
+ * the next start. */
+void mcp_stdio_set_capabilities(struct mcp_stdio *s, const json_t *caps);
+
 /* {name, type, command, cwd?, running, pid, restarts, log, protocol_version?, server_info?} */
 json_t *mcp_stdio_status(struct mcp_stdio *s);
 

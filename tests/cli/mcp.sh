@@ -333,7 +333,12 @@ expect_err_has "mcp.servers.bad: command must be a non-empty array of strings"
 cp "$TMP/good.toml" "$ALLOX_HOME/config.toml"
 
 t "without the REST bridge the client falls back to /mcp"
-allox sandbox create -e ALLOX_AGENT_MCP_NO_BRIDGE=1 -o json > "$TMP/created2" || fail "cannot create"
+# This sandbox's agent also declares sampling, elicitation and roots to its
+# servers (a test hook), so that server-everything offers the tools that
+# send those requests; they are refused all the same.
+allox sandbox create -e ALLOX_AGENT_MCP_NO_BRIDGE=1 \
+	-e 'ALLOX_AGENT_MCP_TEST_CLIENT_CAPABILITIES={"sampling":{},"elicitation":{},"roots":{}}' \
+	-o json > "$TMP/created2" || fail "cannot create"
 ID2=$(jq -r .id "$TMP/created2")
 allox file upload "$ID2" "$TMP/mcp.tgz" /home/gem/mcp.tgz >/dev/null &&
 	allox file upload "$ID2" "$SRC/cli/mcp_fixture.py" /home/gem/mcp_fixture.py >/dev/null &&
@@ -359,5 +364,16 @@ expect_err "Error: MCP tool 'nosuch' not found on server 'fixture'. Tools: ask, 
 run allox aio mcp call nosuch x
 expect_rc 1
 expect_err "Error: MCP server 'nosuch' not found. Servers: sandbox, browser, everything, files, fixture"
+
+t "server-everything's sampling and elicitation requests get JSON-RPC errors, never a hang"
+run allox aio mcp tools everything -o json
+jq_out '[.tools[].name] | index("trigger-sampling-request") and index("trigger-elicitation-request")'
+run timeout 120 "$ALLOX_CLI" aio mcp call everything trigger-sampling-request --arg prompt=hello
+expect_rc 1
+expect_out "MCP error -32601: Method not found"
+expect_err "Error: MCP tool 'everything/trigger-sampling-request' failed"
+run timeout 120 "$ALLOX_CLI" aio mcp call everything trigger-elicitation-request
+expect_rc 1
+expect_out "MCP error -32601: Method not found"
 
 done_testing
