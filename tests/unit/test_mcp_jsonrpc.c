@@ -12,6 +12,7 @@
 #include "mcp_client.h"
 #include "mcp_http.h"
 #include "mcp_jsonrpc.h"
+#include "mcp_session.h"
 
 static enum mcp_kind kind_of(const char *text)
 {
@@ -225,6 +226,50 @@ static void test_tool_server_and_name(void **state)
 	json_decref(bare);
 }
 
+static void test_sessions(void **state)
+{
+	struct ag_mcp_sessions *s = mcp_sessions_new();
+	char a[MCP_SESSION_ID_LEN + 1], b[MCP_SESSION_ID_LEN + 1], version[MCP_VERSION_LEN];
+	size_t i;
+
+	(void)state;
+	assert_non_null(s);
+	assert_int_equal(mcp_session_create(s, "2025-06-18", a), 0);
+	assert_int_equal(mcp_session_create(s, "2025-11-25", b), 0);
+	assert_int_equal(strlen(a), MCP_SESSION_ID_LEN);
+	for (i = 0; i < MCP_SESSION_ID_LEN; i++)
+		assert_non_null(strchr("0123456789abcdef", a[i]));
+	assert_string_not_equal(a, b);
+	assert_int_equal(mcp_session_touch(s, a, version), 0);
+	assert_string_equal(version, "2025-06-18");
+	assert_int_equal(mcp_session_touch(s, b, version), 0);
+	assert_string_equal(version, "2025-11-25");
+	assert_int_equal(mcp_session_touch(s, "nope", version), -1);
+	assert_int_equal(mcp_session_touch(s, NULL, version), -1);
+	assert_int_equal(mcp_session_delete(s, a), 0);
+	assert_int_equal(mcp_session_touch(s, a, version), -1);
+	assert_int_equal(mcp_session_delete(s, a), -1);
+	assert_int_equal(mcp_session_touch(s, b, version), 0);
+	mcp_sessions_free(s);
+}
+
+static void test_sessions_full_table_drops_the_oldest(void **state)
+{
+	struct ag_mcp_sessions *s = mcp_sessions_new();
+	char first[MCP_SESSION_ID_LEN + 1], id[MCP_SESSION_ID_LEN + 1], version[MCP_VERSION_LEN];
+	int i, live = 0;
+
+	(void)state;
+	assert_int_equal(mcp_session_create(s, "2025-06-18", first), 0);
+	for (i = 0; i < 64; i++)
+		assert_int_equal(mcp_session_create(s, "2025-06-18", id), 0);
+	/* 65 sessions in a table of 64: one is gone, the newest is there. */
+	assert_int_equal(mcp_session_touch(s, id, version), 0);
+	live += mcp_session_touch(s, first, version) == 0;
+	assert_int_equal(live, 0);
+	mcp_sessions_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -238,6 +283,8 @@ int main(void)
 		cmocka_unit_test(test_sse_reply),
 		cmocka_unit_test(test_sse_reply_without_final_blank_line),
 		cmocka_unit_test(test_tool_server_and_name),
+		cmocka_unit_test(test_sessions),
+		cmocka_unit_test(test_sessions_full_table_drops_the_oldest),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
