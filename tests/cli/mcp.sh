@@ -324,6 +324,15 @@ mcp_post "$SID" '{"jsonrpc":"2.0","id":10,"method":"tools/list"}'
 agent_curl "$URL/mcp"
 [ "$code" = 405 ] || fail "GET: HTTP $code"
 
+t "the engine takes extensions as strings only, and never shows the servers it passes on"
+code=$(curl -s -o "$TMP/out" -w '%{http_code}' --unix-socket "$ALLOX_HOME/run/engine.sock" \
+	-H 'Content-Type: application/json' -d '{"image":{"uri":"host"},"entrypoint":["true"],"timeout":60,
+	"resourceLimits":{},"extensions":{"allox.mcp.servers":{"x":1}}}' http://x/v1/sandboxes)
+[ "$code" = 400 ] || fail "HTTP $code"
+jq_out '.message | test("extensions must be an object of strings")'
+curl -s -o "$TMP/out" --unix-socket "$ALLOX_HOME/run/engine.sock" "http://x/v1/sandboxes/$ID"
+jq_out '.id and (tostring | test("ALLOX_AGENT_MCP_SERVERS|mcp_fixture") | not)'
+
 t "a broken [mcp.servers] table stops sandbox create, naming the key"
 cp "$ALLOX_HOME/config.toml" "$TMP/good.toml"
 printf '\n[mcp.servers.bad]\ncommand = "node"\n' >> "$ALLOX_HOME/config.toml"
