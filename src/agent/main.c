@@ -361,6 +361,8 @@ static int run(struct agent *a, ax_error *err)
 		const char *no_bridge = getenv("ALLOX_AGENT_MCP_NO_BRIDGE");
 		const char *caps = getenv("ALLOX_AGENT_MCP_TEST_CLIENT_CAPABILITIES");
 
+		/* The hub's own browser until the browser routes land: then pass
+		 * their ag_browser here, so that there is one Chromium. */
 		a->mcp_browser = ag_browser_new(&a->reaper);
 		a->mcp = ag_mcp_new(&a->ctx, a->mcp_browser, getenv("ALLOX_AGENT_MCP_SERVERS"));
 		if (!a->mcp)
