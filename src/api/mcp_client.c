@@ -246,12 +246,15 @@ static int explain_404(ax_mcp *m, const char *server, ax_error *err)
 	return rc;
 }
 
-static char *tool_path(const char *server, const char *tool)
+static char *tool_path(const char *server, const char *tool, long timeout_s)
 {
 	char *es = ax_http_escape(server), *et = tool ? ax_http_escape(tool) : NULL, *path = NULL;
+	char query[32] = "";
 
+	if (timeout_s > 0)
+		snprintf(query, sizeof query, "?timeout=%ld", timeout_s);
 	if (es && (!tool || et) &&
-	    asprintf(&path, "/v1/mcp/%s/tools%s%s", es, tool ? "/" : "", tool ? et : "") < 0)
+	    asprintf(&path, "/v1/mcp/%s/tools%s%s%s", es, tool ? "/" : "", tool ? et : "", query) < 0)
 		path = NULL;
 	free(es);
 	free(et);
@@ -265,7 +268,7 @@ int ax_mcp_tools(ax_mcp *m, const char *server, json_t **tools, ax_error *err)
 
 	*tools = NULL;
 	if (!m->fallback) {
-		char *path = tool_path(server, NULL);
+		char *path = tool_path(server, NULL, 0);
 
 		if (!path)
 			return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
@@ -344,7 +347,7 @@ int ax_mcp_call(ax_mcp *m, const char *server, const char *tool, const json_t *a
 
 	*result = NULL;
 	if (!m->fallback) {
-		char *path = tool_path(server, tool);
+		char *path = tool_path(server, tool, m->call_timeout_s);
 
 		if (!path)
 			return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");

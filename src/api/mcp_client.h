@@ -19,6 +19,7 @@ typedef struct ax_mcp {
 	json_t *hub_tools;     /* the hub's tools (exposed names), once listed */
 	json_t *details;       /* the bridge's per-server detail, when it gives one */
 	char *hint;            /* the bridge's hint */
+	long call_timeout_s;   /* > 0: sent to the bridge as ?timeout= (AIO's and ours) */
 } ax_mcp;
 
 void ax_mcp_init(ax_mcp *m, ax_http *aio);

@@ -218,6 +218,8 @@ int ax_cmd_aio_mcp_call(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_err
 	}
 	if (conn_open(ctx, args, (long)secs + CALL_MARGIN_S, &c, err) < 0)
 		goto out;
+	if (t)
+		c.mcp.call_timeout_s = (long)secs;
 	if (ax_mcp_call(&c.mcp, server, tool, body, &result, err) < 0)
 		goto out;
 	if (dir && ax_mcp_save_images(result, tool, dir, saved, err) < 0)

@@ -161,6 +161,14 @@ run allox aio mcp call everything get-env
 expect_rc 0
 expect_out_has '"ALLOX_MCP_TEST": "from-the-profile"'
 
+t "--timeout ends a call that takes too long (the server is told); its next call is answered"
+run allox aio mcp call everything trigger-long-running-operation --arg duration=30 --arg steps=3 -t 2
+expect_rc 1
+expect_err_has "AIO API error (504): MCP server 'everything': tools/call timed out"
+run allox aio mcp call everything echo --arg message=after
+expect_rc 0
+expect_out "Echo: after"
+
 t "isError exits 1 after printing the tool's text"
 run allox aio mcp call everything get-structured-content --arg location=Paris
 expect_rc 1
