@@ -4,8 +4,9 @@
 # (@modelcontextprotocol/server-everything and server-filesystem), the
 # built-in sandbox server, a fixture server for what real servers do not do
 # on demand (server->client requests, pagination, junk, crashes), a server
-# killed between calls, the /mcp Streamable HTTP endpoint driven with curl,
-# and the client's fallback to /mcp when the REST bridge is missing.
+# killed between calls, the /mcp Streamable HTTP endpoint driven with curl
+# and with the official TypeScript SDK's client, and the client's fallback
+# to /mcp when the REST bridge is missing.
 # Browser cases run when GET /v1/browser/info works, else they are skipped.
 . "${TESTS_DIR:-tests}/cli/lib.sh"
 . "${TESTS_DIR:-tests}/cli/engine_lib.sh"
@@ -13,7 +14,8 @@
 SRC=${TESTS_DIR:-tests}
 NM="$SRC/conformance/node_modules"
 if [ ! -f "$NM/@modelcontextprotocol/server-everything/package.json" ] ||
-	[ ! -f "$NM/@modelcontextprotocol/server-filesystem/package.json" ]; then
+	[ ! -f "$NM/@modelcontextprotocol/server-filesystem/package.json" ] ||
+	[ ! -f "$NM/@modelcontextprotocol/sdk/package.json" ]; then
 	echo "SKIP: the MCP test servers are not installed (npm ci --prefix tests/conformance)"
 	exit 77
 fi
@@ -340,6 +342,13 @@ code=$(curl -s -o "$TMP/out" -w '%{http_code}' --unix-socket "$ALLOX_HOME/run/en
 jq_out '.message | test("extensions must be an object of strings")'
 curl -s -o "$TMP/out" --unix-socket "$ALLOX_HOME/run/engine.sock" "http://x/v1/sandboxes/$ID"
 jq_out '.id and (tostring | test("ALLOX_AGENT_MCP_SERVERS|mcp_fixture") | not)'
+
+t "/mcp with the official TypeScript SDK client: connect, list, call, end the session"
+run node "$SRC/cli/mcp_sdk_client.mjs" "$(cd "$NM" && pwd)" "$URL" "$TOKEN"
+expect_rc 0
+jq_out '(.session | length) == 32 and .server.name == "allox-agent" and (.tools | index("everything_echo"))
+	and .echo == [{"type": "text", "text": "Echo: from the SDK"}] and .bash == [{"type": "text", "text": "sdk bash\n"}]
+	and .unknown == -32602'
 
 t "a broken [mcp.servers] table stops sandbox create, naming the key"
 cp "$ALLOX_HOME/config.toml" "$TMP/good.toml"
