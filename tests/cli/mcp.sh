@@ -350,6 +350,22 @@ jq_out '(.session | length) == 32 and .server.name == "allox-agent" and (.tools 
 	and .echo == [{"type": "text", "text": "Echo: from the SDK"}] and .bash == [{"type": "text", "text": "sdk bash\n"}]
 	and .unknown == -32602'
 
+t "the client's Streamable HTTP code against server-everything's own endpoint (SSE replies, its session ids)"
+PROBE=$(dirname "$ALLOX_CLI")/tests/helpers/mcp_probe
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+PORT=$port node "$NM/@modelcontextprotocol/server-everything/dist/index.js" streamableHttp >"$TMP/ev-http.log" 2>&1 &
+ev_pid=$!
+trap 'kill "$ev_pid" 2>/dev/null; stop_engine; rm -rf "$TMP"' EXIT
+listening() {
+	curl -s -o /dev/null "http://127.0.0.1:$port/mcp"
+}
+wait_until 60 listening || fail "server-everything does not listen on $port"
+run "$PROBE" "http://127.0.0.1:$port" /mcp get-sum '{"a":20,"b":22}'
+expect_rc 0
+jq_out '(.session | length) > 0 and .version == "2025-11-25" and .server.name == "mcp-servers/everything"
+	and (.tools | index("echo")) and .result.content == [{"type": "text", "text": "The sum of 20 and 22 is 42."}]'
+kill "$ev_pid" 2>/dev/null
+
 t "a broken [mcp.servers] table stops sandbox create, naming the key"
 cp "$ALLOX_HOME/config.toml" "$TMP/good.toml"
 printf '\n[mcp.servers.bad]\ncommand = "node"\n' >> "$ALLOX_HOME/config.toml"
