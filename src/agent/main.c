@@ -36,6 +36,7 @@
 #include "jupyter.h"
 #include "browser.h"
 #include "log.h"
+#include "mcp.h"
 #include "reaper.h"
 #include "route.h"
 #include "server.h"
@@ -76,6 +77,7 @@ struct agent {
 	struct execd_registry *execd;
 	struct ag_jupyter *jupyter;
 	struct ag_browser *browser;
+	struct ag_mcp *mcp;
 	struct ag_supervisor sup;
 	struct ag_server server;
 	int sigfd;
@@ -355,6 +357,25 @@ static int run(struct agent *a, ax_error *err)
 		.browser = a->browser,
 		.started = time(NULL),
 	};
+	/* MCP: servers from the create request's extensions (the engine passes
+	 * them in ALLOX_AGENT_MCP_SERVERS). Test hooks: ALLOX_AGENT_MCP_NO_BRIDGE=1
+	 * hides the REST bridge (the client's /mcp fallback),
+	 * ALLOX_AGENT_MCP_TEST_CLIENT_CAPABILITIES declares capabilities to the
+	 * servers (so they send the requests we refuse). */
+	{
+		const char *no_bridge = getenv("ALLOX_AGENT_MCP_NO_BRIDGE");
+		const char *caps = getenv("ALLOX_AGENT_MCP_TEST_CLIENT_CAPABILITIES");
+
+		/* One Chromium: the hub's browser tools drive the routes' browser. */
+		a->mcp = ag_mcp_new(&a->ctx, a->browser, getenv("ALLOX_AGENT_MCP_SERVERS"));
+		if (!a->mcp)
+			return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "cannot set up the MCP hub");
+		if (no_bridge && strcmp(no_bridge, "1") == 0)
+			ag_mcp_set_bridge(a->mcp, false);
+		if (caps)
+			ag_mcp_set_test_capabilities(a->mcp, caps);
+	}
+	a->ctx.mcp = a->mcp;
 	ag_log("allox-agent %s for sandbox %s (pid %d)", AG_VERSION, a->opt.sandbox_id, (int)getpid());
 	/* The entrypoint starts first, while the agent has a single thread, so
 	 * the fork copies no other thread's locks. */
@@ -404,6 +425,7 @@ int main(int argc, char **argv)
 	aio_sessions_free(a.aio_sessions);
 	execd_registry_free(a.execd);
 	ag_jupyter_free(a.jupyter);
+	ag_mcp_free(a.mcp);         /* before the browser its tools drive */
 	ag_browser_free(a.browser);
 	if (a.have_reaper)
 		ag_reaper_destroy(&a.reaper);

@@ -18,6 +18,7 @@ struct aio_sessions;
 struct execd_registry;
 struct ag_jupyter;
 struct ag_browser;
+struct ag_mcp;
 
 /* Read-only after start-up, shared by every connection thread: the pointers
  * never change; the objects behind them have their own locks. main.c owns
@@ -32,6 +33,7 @@ struct ag_ctx {
 	struct execd_registry *execd;           /* execd commands by id; see execd_registry.h */
 	struct ag_jupyter *jupyter;             /* Jupyter kernels by session; see jupyter.h */
 	struct ag_browser *browser;             /* the sandbox's Chromium; see browser.h */
+	struct ag_mcp *mcp;                     /* MCP servers and /mcp sessions; see mcp.h */
 	time_t started;
 };
 

@@ -6,6 +6,7 @@
 #include "routes_execd.h"
 #include "routes_jupyter.h"
 #include "routes_browser.h"
+#include "routes_mcp.h"
 
 const struct ag_route ag_routes[] = {
 	{ "GET", "/ping", AG_EXACT, ag_get_ping, AG_BODY_NONE, 0, NULL },
@@ -15,5 +16,6 @@ const struct ag_route ag_routes[] = {
 	AG_AIO_ROUTES
 	AG_JUPYTER_ROUTES
 	AG_BROWSER_ROUTES
+	AG_MCP_ROUTES
 	{ NULL, NULL, AG_EXACT, NULL, AG_BODY_NONE, 0, NULL },
 };

@@ -185,6 +185,9 @@ int ax_cmd_aio_read(struct ax_ctx *, const struct ax_args *, struct ax_result *,
 int ax_cmd_aio_jupyter_run(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
 int ax_cmd_aio_browser_info(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
 int ax_cmd_aio_screenshot(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
+int ax_cmd_aio_mcp_servers(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
+int ax_cmd_aio_mcp_tools(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
+int ax_cmd_aio_mcp_call(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
 int ax_cmd_file_cat(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
 int ax_cmd_file_write(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
 int ax_cmd_file_upload(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);

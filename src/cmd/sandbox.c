@@ -12,6 +12,7 @@
 #include "common.h"
 #include "duration.h"
 #include "http.h"
+#include "mcp_config.h"
 #include "session.h"
 #include "timeutil.h"
 
@@ -114,6 +115,11 @@ json_t *ax_sandbox_request(ax_ctx *ctx, const ax_args *args, bool local, const c
 		json_object_set(req, "env", env);
 	json_decref(env);
 	json_object_set_new(req, "timeout", none ? json_null() : json_integer(secs));
+	/* The profile's MCP servers travel in extensions (the agent starts them). */
+	if (ax_mcp_add_extension(cfg, req, err) < 0) {
+		json_decref(req);
+		return NULL;
+	}
 	return req;
 }
 

@@ -141,6 +141,47 @@ static const char *const aio_screenshot_examples[] = {
 	NULL,
 };
 
+static const ax_positional_spec mcp_tools_positionals[] = {
+	{ "SANDBOX_ID", AX_POS_OPTIONAL, "the sandbox; default: the current session" },
+	{ "SERVER", AX_POS_REQUIRED, "an MCP server (aio mcp servers lists them)" },
+	END_POSITIONALS,
+};
+
+static const ax_positional_spec mcp_call_positionals[] = {
+	{ "SANDBOX_ID", AX_POS_OPTIONAL, "the sandbox; default: the current session" },
+	{ "SERVER", AX_POS_REQUIRED, "an MCP server (aio mcp servers lists them)" },
+	{ "TOOL", AX_POS_REQUIRED, "one of its tools (aio mcp tools SERVER lists them)" },
+	END_POSITIONALS,
+};
+
+static const ax_option_spec aio_mcp_call_options[] = {
+	{ "args", 0, AX_OPT_STRING, "JSON", NULL, NULL, false, "the tool's arguments as a JSON object" },
+	{ "arg", 0, AX_OPT_KV, "KEY=VALUE", NULL, NULL, true,
+	  "one argument; VALUE is JSON when it parses as JSON, else a string (overrides --args)" },
+	{ "save-images", 0, AX_OPT_STRING, "DIR", NULL, NULL, false,
+	  "write image and audio content to DIR/<tool>_<n>.<ext>" },
+	{ "timeout", 't', AX_OPT_DURATION, "DURATION", NULL, "300", false, "how long the call may take" },
+	END_OPTIONS,
+};
+
+static const char *const aio_mcp_servers_examples[] = {
+	"allox-cli aio mcp servers -o json",
+	NULL,
+};
+
+static const char *const aio_mcp_tools_examples[] = {
+	"allox-cli aio mcp tools browser -o json",
+	"allox-cli aio mcp tools sandbox",
+	NULL,
+};
+
+static const char *const aio_mcp_call_examples[] = {
+	"allox-cli aio mcp call browser browser_navigate --args '{\"url\":\"https://example.com\"}'",
+	"allox-cli aio mcp call sandbox sandbox_execute_bash --arg cmd='uname -a'",
+	"allox-cli aio mcp call browser browser_screenshot --save-images shots",
+	NULL,
+};
+
 static const ax_positional_spec path_positionals[] = {
 	{ "SANDBOX_ID", AX_POS_OPTIONAL, "the sandbox; default: the current session" },
 	{ "PATH", AX_POS_REQUIRED, "absolute path inside the sandbox" },
@@ -290,6 +331,22 @@ static const ax_command_spec commands[] = {
 	  "{path, format, width, height, bytes}.",
 	  sandbox_id_positionals, aio_screenshot_options, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_aio_screenshot,
 	  aio_screenshot_examples },
+	{ "aio", "mcp servers", "List the sandbox's MCP servers",
+	  "Through the AIO runtime's REST bridge, or its /mcp endpoint where the bridge is missing. Local "
+	  "sandboxes have the built-in sandbox and browser servers plus the profile's [mcp.servers.<name>] "
+	  "tables; the table shows where each configured server's stderr is logged.",
+	  sandbox_id_positionals, NULL, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_aio_mcp_servers,
+	  aio_mcp_servers_examples },
+	{ "aio", "mcp tools", "List the tools of an MCP server",
+	  "An unknown server exits 1 and lists the servers. -o json prints the full tool objects (input "
+	  "schemas included).",
+	  mcp_tools_positionals, NULL, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_aio_mcp_tools, aio_mcp_tools_examples },
+	{ "aio", "mcp call", "Call a tool of an MCP server",
+	  "Raw output prints text content, images as [mime, N bytes] (or saved with --save-images), other "
+	  "content as JSON, then structuredContent. Exits 1 when the tool reports isError or the server or "
+	  "tool is unknown (the error lists what exists), 2 for malformed --args.",
+	  mcp_call_positionals, aio_mcp_call_options, AX_FMT_RAW | AX_FMT_JSON, AX_FMT_RAW, 0, ax_cmd_aio_mcp_call,
+	  aio_mcp_call_examples },
 	{ "file", "cat", "Print a file from a sandbox", NULL,
 	  path_positionals, file_cat_options, AX_FMT_RAW | AX_FMT_JSON, AX_FMT_RAW, 0, ax_cmd_file_cat, NULL },
 	{ "file", "write", "Write a file in a sandbox from --content or standard input", NULL,

@@ -306,6 +306,11 @@ static int check_create(const json_t *body, ax_resp *resp)
 		ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER", "env must be an object of strings");
 		return -1;
 	}
+	/* extensions: string to string (spec); allox.mcp.servers reaches the agent. */
+	if (json_object_get(body, "extensions") && !string_map(json_object_get(body, "extensions"))) {
+		ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER", "extensions must be an object of strings");
+		return -1;
+	}
 	if (meta && !string_map(meta)) {
 		ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER", "metadata must be an object of strings");
 		return -1;
@@ -467,6 +472,11 @@ static void create(ax_engine *e, const ax_req *req, ax_resp *resp)
 		ax_time_rfc3339(ax_engine_now(e) + (time_t)json_integer_value(timeout), exp);
 		json_object_set_new(rec, "expiresAt", json_string(exp));
 	}
+	/* MCP servers for the agent: in its environment, which the record keeps
+	 * (so a restart of the sandbox gets them too) and the API never shows. */
+	if (json_is_string(json_object_get(json_object_get(body, "extensions"), "allox.mcp.servers")))
+		json_object_set(json_object_get(rec, "env"), "ALLOX_AGENT_MCP_SERVERS",
+				json_object_get(json_object_get(body, "extensions"), "allox.mcp.servers"));
 	if (snapshot_id)
 		snprintf(snap, sizeof snap, "%s", snapshot_id);
 	json_decref(body);

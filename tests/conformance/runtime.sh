@@ -696,6 +696,20 @@ if [ -z "${aio_down:-}" ]; then
 	req browser-shot-direct GET "http://$AGENT/v1/browser/screenshot"
 	check "agent (direct): the screenshot is a PNG" \
 		eval '[ "$code" = 200 ] && [ "$(od -An -tx1 -N 8 "$TMP/out" | tr -d " \n")" = 89504e470d0a1a0a ]'
+	# MCP REST bridge (issue 8), on the agent's built-in sandbox server.
+	req mcp-servers GET "$APROXY/v1/mcp/servers"
+	check "aio: GET /v1/mcp/servers" \
+		eval '[ "$code" = 200 ] && clean && jtrue "$TMP/out" "$AIO_OK && d.data.includes(\"sandbox\") && d.data.includes(\"browser\")"'
+	req mcp-tools GET "$APROXY/v1/mcp/sandbox/tools"
+	check "aio: GET /v1/mcp/{server_name}/tools" \
+		eval '[ "$code" = 200 ] && clean && jtrue "$TMP/out" "$AIO_OK && d.data.tools.some(t => t.name === \"sandbox_execute_bash\")"'
+	req mcp-call POST "$APROXY/v1/mcp/sandbox/tools/sandbox_execute_bash" '{"cmd":"echo from mcp"}'
+	check "aio: POST /v1/mcp/{server_name}/tools/{tool_name}" \
+		eval '[ "$code" = 200 ] && clean && jtrue "$TMP/out" "$AIO_OK && d.data.isError === false &&
+			d.data.content[0].type === \"text\" && d.data.content[0].text === \"from mcp\\n\""'
+	req mcp-call-error POST "$APROXY/v1/mcp/sandbox/tools/sandbox_file_operations" "{\"action\":\"read\",\"path\":\"$D/aio/missing.txt\"}"
+	check "aio: POST /v1/mcp/{server_name}/tools/{tool_name} with a tool error (isError)" \
+		eval '[ "$code" = 200 ] && clean && jtrue "$TMP/out" "$AIO_OK && d.data.isError === true"'
 
 	req off-spec POST "$APROXY/v1/file/read" '{"path":"/etc/hostname"}'
 	check "aio: prism refuses a request that violates the spec (422)" \

@@ -1,0 +1,280 @@
+#include "config.h"
+
+#include "mcp_http.h"
+
+#include <curl/curl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define PROTOCOL_VERSION "2025-11-25"
+#define MAX_PAGES 100
+
+typedef struct sink {
+	char *data;
+	size_t len, cap;
+	int oom;
+} sink;
+
+static size_t on_body(char *ptr, size_t size, size_t nmemb, void *userdata)
+{
+	sink *s = userdata;
+	size_t n = size * nmemb;
+
+	if (s->len + n + 1 > s->cap) {
+		size_t cap = s->cap ? s->cap : 8192;
+		char *grown;
+
+		while (cap < s->len + n + 1)
+			cap *= 2;
+		grown = realloc(s->data, cap);
+		if (!grown) {
+			s->oom = 1;
+			return 0;
+		}
+		s->data = grown;
+		s->cap = cap;
+	}
+	memcpy(s->data + s->len, ptr, n);
+	s->len += n;
+	s->data[s->len] = '\0';
+	return n;
+}
+
+static int sse_dispatch(const char *data, size_t len, json_int_t id, json_t **found)
+{
+	json_t *msg;
+	const json_t *got;
+
+	if (!len)
+		return 0;   /* priming events carry no data */
+	msg = json_loadb(data, len, 0, NULL);
+	got = json_object_get(msg, "id");
+	if (json_is_integer(got) && json_integer_value(got) == id && !json_object_get(msg, "method")) {
+		*found = msg;
+		return 1;
+	}
+	json_decref(msg);
+	return 0;
+}
+
+json_t *ax_mcp_sse_find(const char *body, size_t len, json_int_t id)
+{
+	char *data = malloc(len + 1);
+	size_t dlen = 0, i = 0;
+	json_t *found = NULL;
+
+	if (!data)
+		return NULL;
+	while (i <= len && !found) {
+		size_t start = i, end;
+		const char *line;
+		size_t llen;
+
+		while (i < len && body[i] != '\n' && body[i] != '\r')
+			i++;
+		end = i;
+		if (i < len && body[i] == '\r' && i + 1 < len && body[i + 1] == '\n')
+			i++;
+		i++;
+		line = body + start;
+		llen = end - start;
+		if (llen == 0) {
+			/* A blank line dispatches the event. */
+			if (sse_dispatch(data, dlen, id, &found))
+				break;
+			dlen = 0;
+			continue;
+		}
+		if (llen >= 5 && strncmp(line, "data:", 5) == 0) {
+			size_t skip = llen > 5 && line[5] == ' ' ? 6 : 5;
+
+			if (dlen)
+				data[dlen++] = '\n';
+			memcpy(data + dlen, line + skip, llen - skip);
+			dlen += llen - skip;
+		}
+	}
+	if (!found)
+		sse_dispatch(data, dlen, id, &found);
+	free(data);
+	return found;
+}
+
+/* POST MSG; *REPLY (may be NULL for notifications) is the response to ID. */
+static int post(ax_mcp_http *c, const json_t *msg, json_int_t id, long *status, json_t **reply, ax_error *err)
+{
+	ax_http_call call;
+	sink s = { 0 };
+	char line[256];
+	const char *type;
+	int rc = -1;
+
+	*reply = NULL;
+	if (ax_http_begin(c->http, &call, "POST", c->path, err) < 0)
+		return -1;
+	/* Both, literally: servers check for each. */
+	ax_http_add_header(&call, "Accept: application/json, text/event-stream");
+	ax_http_add_header(&call, "Content-Type: application/json");
+	if (c->session) {
+		snprintf(line, sizeof line, "Mcp-Session-Id: %s", c->session);
+		ax_http_add_header(&call, line);
+	}
+	if (c->version) {
+		snprintf(line, sizeof line, "MCP-Protocol-Version: %s", c->version);
+		ax_http_add_header(&call, line);
+	}
+	call.payload = json_dumps(msg, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	if (!call.payload) {
+		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		goto out;
+	}
+	curl_easy_setopt(call.curl, CURLOPT_POSTFIELDS, call.payload);
+	curl_easy_setopt(call.curl, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(call.curl, CURLOPT_WRITEDATA, &s);
+	if (ax_http_perform(&call, status, err) < 0)
+		goto out;
+	if (s.oom) {
+		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory reading the response");
+		goto out;
+	}
+	if (*status == 200 && id > 0 && s.data) {
+		type = ax_http_last_header(c->http, "Content-Type");
+		if (type && strncasecmp(type, "text/event-stream", 17) == 0)
+			*reply = ax_mcp_sse_find(s.data, s.len, id);
+		else
+			*reply = json_loadb(s.data, s.len, 0, NULL);
+	} else if (*status >= 400 && s.data) {
+		json_t *body = json_loadb(s.data, s.len, 0, NULL);
+		const char *m = json_string_value(json_object_get(json_object_get(body, "error"), "message"));
+
+		ax_fail(err, AX_EXIT_FAILURE, "MCP", "MCP endpoint %s: HTTP %ld: %.300s", c->path, *status, m ? m : s.data);
+		json_decref(body);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(s.data);
+	ax_http_end(&call);
+	return rc;
+}
+
+static int exchange(ax_mcp_http *c, const char *method, json_t *params, json_t **result, ax_error *err)
+{
+	json_int_t id = ++c->next_id;
+	json_t *msg = json_pack("{s:s, s:I, s:s}", "jsonrpc", "2.0", "id", id, "method", method), *reply = NULL, *e;
+	long status = 0;
+	int rc = -1;
+
+	*result = NULL;
+	if (params)
+		json_object_set_new(msg, "params", params);
+	if (post(c, msg, id, &status, &reply, err) < 0)
+		goto out;
+	if (status != 200 || !json_is_object(reply)) {
+		ax_fail(err, AX_EXIT_FAILURE, "MCP", "MCP endpoint %s: no reply to %s (HTTP %ld)", c->path, method, status);
+		goto out;
+	}
+	e = json_object_get(reply, "error");
+	if (e) {
+		ax_fail(err, AX_EXIT_FAILURE, "MCP", "MCP error %lld: %s", (long long)json_integer_value(json_object_get(e, "code")),
+			json_string_value(json_object_get(e, "message")) ?: "");
+		goto out;
+	}
+	if (!json_is_object(json_object_get(reply, "result"))) {
+		ax_fail(err, AX_EXIT_FAILURE, "MCP", "MCP endpoint %s: the reply to %s has no result", c->path, method);
+		goto out;
+	}
+	*result = json_incref(json_object_get(reply, "result"));
+	rc = 0;
+out:
+	json_decref(msg);
+	json_decref(reply);
+	return rc;
+}
+
+int ax_mcp_http_open(ax_mcp_http *c, ax_http *http, const char *path, ax_error *err)
+{
+	json_t *result = NULL, *note;
+	const char *session, *version;
+	long status = 0;
+	json_t *none = NULL;
+	int rc;
+
+	memset(c, 0, sizeof *c);
+	c->http = http;
+	c->path = path;
+	if (exchange(c, "initialize",
+		     json_pack("{s:s, s:{}, s:{s:s, s:s}}", "protocolVersion", PROTOCOL_VERSION, "capabilities",
+			       "clientInfo", "name", "allox-cli", "version", PACKAGE_VERSION),
+		     &result, err) < 0)
+		return -1;
+	session = ax_http_last_header(http, "Mcp-Session-Id");
+	version = json_string_value(json_object_get(result, "protocolVersion"));
+	c->session = session ? strdup(session) : NULL;
+	c->version = strdup(version ? version : PROTOCOL_VERSION);
+	c->server_info = json_incref(json_object_get(result, "serverInfo"));
+	json_decref(result);
+	note = json_pack("{s:s, s:s}", "jsonrpc", "2.0", "method", "notifications/initialized");
+	rc = post(c, note, 0, &status, &none, err);
+	json_decref(note);
+	json_decref(none);
+	if (rc < 0) {
+		ax_mcp_http_close(c);
+		return -1;
+	}
+	return 0;
+}
+
+int ax_mcp_http_request(ax_mcp_http *c, const char *method, json_t *params, json_t **result, ax_error *err)
+{
+	return exchange(c, method, params, result, err);
+}
+
+int ax_mcp_http_tools(ax_mcp_http *c, json_t **tools, ax_error *err)
+{
+	json_t *all = json_array(), *cursor = NULL;
+	int page;
+
+	for (page = 0; page < MAX_PAGES; page++) {
+		json_t *result = NULL;
+
+		if (exchange(c, "tools/list", cursor ? json_pack("{s:o}", "cursor", cursor) : json_object(), &result, err) < 0) {
+			json_decref(all);
+			return -1;
+		}
+		cursor = NULL;
+		json_array_extend(all, json_object_get(result, "tools"));
+		if (json_is_string(json_object_get(result, "nextCursor")))
+			cursor = json_incref(json_object_get(result, "nextCursor"));
+		json_decref(result);
+		if (!cursor)
+			break;
+	}
+	json_decref(cursor);
+	*tools = all;
+	return 0;
+}
+
+void ax_mcp_http_close(ax_mcp_http *c)
+{
+	if (c->session && c->http) {
+		ax_http_call call;
+		ax_error ignored;
+		char line[256];
+		long status;
+
+		if (ax_http_begin(c->http, &call, "DELETE", c->path, &ignored) == 0) {
+			snprintf(line, sizeof line, "Mcp-Session-Id: %s", c->session);
+			ax_http_add_header(&call, line);
+			curl_easy_setopt(call.curl, CURLOPT_NOBODY, 1L);
+			ax_http_perform(&call, &status, &ignored);
+			ax_http_end(&call);
+		}
+	}
+	free(c->session);
+	free(c->version);
+	json_decref(c->server_info);
+	memset(c, 0, sizeof *c);
+}

@@ -1,0 +1,248 @@
+/* aio mcp servers | tools | call: MCP servers in the sandbox, through the
+ * AIO runtime's REST bridge or its /mcp hub (src/api/mcp.c). */
+#include "command.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "duration.h"
+#include "mcp_client.h"
+#include "mcp_show.h"
+
+#define CALL_TIMEOUT_DEFAULT 300
+/* Beyond the tool's time: starting its server. */
+#define CALL_MARGIN_S 60
+#define DESCRIPTION_MAX 120
+
+struct mcp_conn {
+	char *id;
+	ax_lifecycle lc;
+	ax_http aio;
+	ax_mcp mcp;
+	bool open;
+};
+
+static int conn_open(ax_ctx *ctx, const ax_args *args, long timeout_s, struct mcp_conn *c, ax_error *err)
+{
+	memset(c, 0, sizeof *c);
+	if (ax_open_aio(ctx, NULL, args, timeout_s, &c->id, &c->lc, &c->aio, err) < 0)
+		return -1;
+	ax_mcp_init(&c->mcp, &c->aio);
+	c->open = true;
+	return 0;
+}
+
+static void conn_close(struct mcp_conn *c)
+{
+	if (c->open) {
+		ax_mcp_free(&c->mcp);
+		ax_http_free(&c->aio);
+		ax_lc_close(&c->lc);
+	}
+	free(c->id);
+}
+
+static long request_timeout(const ax_ctx *ctx)
+{
+	return (long)ax_config_int(ctx->config, "request_timeout");
+}
+
+/* The bridge's detail for NAME, if it gave one. */
+static const json_t *detail_of(const json_t *details, const char *name)
+{
+	const json_t *d;
+	size_t i;
+
+	json_array_foreach(details, i, d)
+		if (strcmp(json_string_value(json_object_get(d, "name")) ?: "", name) == 0)
+			return d;
+	return NULL;
+}
+
+int ax_cmd_aio_mcp_servers(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+{
+	static const char *const columns[] = { "server", "type", "running", "log", NULL };
+	static char title[128];
+	struct mcp_conn c;
+	json_t *names = NULL, *v;
+	size_t i;
+	int rc = -1;
+
+	if (conn_open(ctx, args, request_timeout(ctx), &c, err) < 0)
+		goto out;
+	if (ax_mcp_servers(&c.mcp, &names, err) < 0)
+		goto out;
+	res->kind = AX_RESULT_DATA;
+	if (args->format == AX_FMT_JSON) {
+		res->data = json_pack("{s:s, s:O}", "sandbox_id", c.id, "servers", names);
+		if (c.mcp.details)
+			json_object_set(res->data, "details", c.mcp.details);
+		if (c.mcp.fallback)
+			json_object_set_new(res->data, "via", json_string("/mcp"));
+	} else {
+		res->data = json_array();
+		json_array_foreach(names, i, v) {
+			const json_t *d = detail_of(c.mcp.details, json_string_value(v));
+			json_t *row = json_pack("{s:O}", "server", v);
+
+			if (d) {
+				json_object_set(row, "type", json_object_get(d, "type"));
+				json_object_set(row, "running", json_object_get(d, "running"));
+				json_object_set(row, "log", json_object_get(d, "log") ?: json_string("-"));
+			}
+			json_array_append_new(res->data, row);
+		}
+		snprintf(title, sizeof title, "MCP Servers (%s)", c.id);
+		res->view.title = title;
+		res->view.columns = c.mcp.details ? columns : NULL;
+	}
+	rc = 0;
+out:
+	json_decref(names);
+	conn_close(&c);
+	return rc;
+}
+
+/* One line, at most DESCRIPTION_MAX characters, "-" when empty. */
+static json_t *short_description(const json_t *tool)
+{
+	const char *d = json_string_value(json_object_get(tool, "description"));
+	char buf[DESCRIPTION_MAX * 4 + 1];
+	size_t i, n = 0, chars = 0;
+
+	if (!d || !*d)
+		return json_string("-");
+	for (i = 0; d[i] && n + 4 < sizeof buf; i++) {
+		unsigned char ch = (unsigned char)d[i];
+
+		/* Count characters, not bytes: never cut inside a UTF-8 sequence. */
+		if ((ch & 0xC0) != 0x80 && chars++ == DESCRIPTION_MAX)
+			break;
+		buf[n++] = ch == '\n' || ch == '\r' || ch == '\t' ? ' ' : (char)ch;
+	}
+	buf[n] = '\0';
+	return json_string(buf) ?: json_string("-");
+}
+
+int ax_cmd_aio_mcp_tools(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+{
+	static const char *const columns[] = { "name", "description", NULL };
+	static char title[192];
+	const char *server = ax_arg_string(args, "SERVER");
+	struct mcp_conn c;
+	json_t *tools = NULL, *t;
+	size_t i;
+	int rc = -1;
+
+	if (conn_open(ctx, args, request_timeout(ctx) + CALL_MARGIN_S, &c, err) < 0)
+		goto out;
+	if (ax_mcp_tools(&c.mcp, server, &tools, err) < 0)
+		goto out;
+	res->kind = AX_RESULT_DATA;
+	if (args->format == AX_FMT_JSON) {
+		res->data = json_pack("{s:s, s:s, s:O}", "sandbox_id", c.id, "server", server, "tools", tools);
+	} else {
+		res->data = json_array();
+		json_array_foreach(tools, i, t)
+			json_array_append_new(res->data, json_pack("{s:O, s:o}", "name", json_object_get(t, "name") ?: json_null(),
+								   "description", short_description(t)));
+		snprintf(title, sizeof title, "MCP Tools: %.150s", server);
+		res->view.title = title;
+		res->view.columns = columns;
+	}
+	rc = 0;
+out:
+	json_decref(tools);
+	conn_close(&c);
+	return rc;
+}
+
+/* --args JSON (an object) overlaid with each --arg K=V, V as JSON when it
+ * parses, else the string. Usage errors exit 2. */
+static json_t *call_arguments(const ax_args *args, ax_error *err)
+{
+	const char *text = ax_arg_string(args, "args");
+	const json_t *pairs = ax_arg_json(args, "arg"), *pair;
+	json_t *obj;
+	size_t i;
+
+	if (text) {
+		json_error_t je;
+
+		obj = json_loads(text, JSON_DECODE_ANY, &je);
+		if (!obj) {
+			ax_fail(err, AX_EXIT_USAGE, "USAGE", "Invalid JSON for --args: %s", je.text);
+			return NULL;
+		}
+		if (!json_is_object(obj)) {
+			json_decref(obj);
+			ax_fail(err, AX_EXIT_USAGE, "USAGE", "--args must be a JSON object");
+			return NULL;
+		}
+	} else {
+		obj = json_object();
+	}
+	json_array_foreach(pairs, i, pair) {
+		const char *k = json_string_value(json_array_get(pair, 0)), *v = json_string_value(json_array_get(pair, 1));
+		json_t *value = v ? json_loads(v, JSON_DECODE_ANY, NULL) : NULL;
+
+		if (!k || !*k) {
+			json_decref(value);
+			json_decref(obj);
+			ax_fail(err, AX_EXIT_USAGE, "USAGE", "--arg needs KEY=VALUE");
+			return NULL;
+		}
+		json_object_set_new(obj, k, value ? value : json_string(v ? v : ""));
+	}
+	return obj;
+}
+
+int ax_cmd_aio_mcp_call(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+{
+	const char *server = ax_arg_string(args, "SERVER"), *tool = ax_arg_string(args, "TOOL");
+	const char *dir = ax_arg_string(args, "save-images"), *t = ax_arg_string(args, "timeout");
+	json_t *body, *result = NULL, *saved = json_array();
+	long long secs = CALL_TIMEOUT_DEFAULT;
+	struct mcp_conn c = { 0 };
+	int rc = -1;
+
+	body = call_arguments(args, err);
+	if (!body)
+		goto out;
+	if (t && ax_duration_parse(t, &secs, err) < 0)
+		goto out;
+	if (secs < 1) {
+		ax_fail(err, AX_EXIT_USAGE, "USAGE", "--timeout must be at least 1s");
+		goto out;
+	}
+	if (conn_open(ctx, args, (long)secs + CALL_MARGIN_S, &c, err) < 0)
+		goto out;
+	if (t)
+		c.mcp.call_timeout_s = (long)secs;
+	if (ax_mcp_call(&c.mcp, server, tool, body, &result, err) < 0)
+		goto out;
+	if (dir && ax_mcp_save_images(result, tool, dir, saved, err) < 0)
+		goto out;
+	if (args->format == AX_FMT_JSON) {
+		res->kind = AX_RESULT_DATA;
+		res->data = json_pack("{s:s, s:s, s:s, s:O, s:O}", "sandbox_id", c.id, "server", server, "tool", tool,
+				      "request", body, "result", result);
+		if (dir)
+			json_object_set(res->data, "saved_images", saved);
+	} else if (ax_mcp_show(ctx->out, result, saved, err) < 0) {
+		goto out;
+	}
+	if (!ax_mcp_is_error(result))
+		rc = 0;
+	else if (args->format == AX_FMT_JSON)
+		rc = 1;     /* the object says isError; the exit status says it too */
+	else
+		ax_fail(err, AX_EXIT_FAILURE, "MCP_TOOL_ERROR", "MCP tool '%s/%s' failed", server, tool);
+out:
+	json_decref(body);
+	json_decref(result);
+	json_decref(saved);
+	conn_close(&c);
+	return rc;
+}

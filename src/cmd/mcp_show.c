@@ -1,0 +1,181 @@
+#include "mcp_show.h"
+
+#include <openssl/evp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fs.h"
+
+bool ax_mcp_is_error(const json_t *result)
+{
+	return json_is_true(json_object_get(result, "isError")) || json_is_true(json_object_get(result, "is_error"));
+}
+
+static const json_t *structured(const json_t *result)
+{
+	const json_t *s = json_object_get(result, "structuredContent");
+
+	return s ? s : json_object_get(result, "structured_content");
+}
+
+static const char *mime_of(const json_t *item)
+{
+	const char *m = json_string_value(json_object_get(item, "mimeType"));
+
+	return m ? m : json_string_value(json_object_get(item, "mime_type"));
+}
+
+static bool is_binary(const json_t *item)
+{
+	const char *type = json_string_value(json_object_get(item, "type")) ?: "";
+
+	return (strcmp(type, "image") == 0 || strcmp(type, "audio") == 0) && json_is_string(json_object_get(item, "data"));
+}
+
+static unsigned char *base64_decode(const char *text, size_t *len)
+{
+	size_t n = strlen(text);
+	unsigned char *out = malloc(n / 4 * 3 + 4);
+	EVP_ENCODE_CTX *ctx = EVP_ENCODE_CTX_new();
+	int got = 0, tail = 0;
+
+	if (!out || !ctx || n > (size_t)0x7fffffff)
+		goto fail;
+	EVP_DecodeInit(ctx);
+	if (EVP_DecodeUpdate(ctx, out, &got, (const unsigned char *)text, (int)n) < 0 ||
+	    EVP_DecodeFinal(ctx, out + got, &tail) < 0)
+		goto fail;
+	EVP_ENCODE_CTX_free(ctx);
+	*len = (size_t)got + (size_t)tail;
+	return out;
+fail:
+	EVP_ENCODE_CTX_free(ctx);
+	free(out);
+	return NULL;
+}
+
+/* "png" of "image/png"; "bin" when there is nothing usable. */
+static void extension(const char *mime, char *ext, size_t size)
+{
+	const char *slash = mime ? strchr(mime, '/') : NULL;
+	size_t i, n = 0;
+
+	if (slash)
+		for (i = 1; slash[i] && n + 1 < size; i++)
+			if ((slash[i] >= 'a' && slash[i] <= 'z') || (slash[i] >= '0' && slash[i] <= '9'))
+				ext[n++] = slash[i];
+	ext[n] = '\0';
+	if (!n)
+		snprintf(ext, size, "bin");
+	else if (strcmp(ext, "jpeg") == 0)
+		snprintf(ext, size, "jpg");
+	else if (strcmp(ext, "svgxml") == 0)
+		snprintf(ext, size, "svg");
+}
+
+/* TOOL with anything but [A-Za-z0-9_.-] turned into '_'. */
+static void safe_name(const char *tool, char *out, size_t size)
+{
+	size_t i;
+
+	for (i = 0; tool[i] && i + 1 < size; i++)
+		out[i] = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-", tool[i]) ? tool[i] : '_';
+	out[i] = '\0';
+}
+
+int ax_mcp_save_images(const json_t *result, const char *tool, const char *dir, json_t *saved, ax_error *err)
+{
+	const json_t *item;
+	size_t i, n = 0;
+	char base[128];
+
+	safe_name(tool, base, sizeof base);
+	json_array_foreach(json_object_get(result, "content"), i, item) {
+		char name[192], ext[16], *path;
+		unsigned char *bytes;
+		size_t len = 0;
+		int rc;
+
+		if (!is_binary(item))
+			continue;
+		bytes = base64_decode(json_string_value(json_object_get(item, "data")), &len);
+		if (!bytes)
+			return ax_fail(err, AX_EXIT_FAILURE, "MCP", "content %zu: the data is not base64", i);
+		extension(mime_of(item), ext, sizeof ext);
+		snprintf(name, sizeof name, "%s_%zu.%s", base, ++n, ext);
+		path = ax_path_join(dir, name);
+		rc = path && ax_mkdir_p(dir, 0755, err) == 0 ? ax_write_file_replace(path, bytes, len, 0644, err) : -1;
+		if (!path)
+			ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		if (rc == 0)
+			json_array_append_new(saved, json_string(path));
+		free(path);
+		free(bytes);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int put(FILE *out, const char *s, bool *at_line_start)
+{
+	size_t n = strlen(s);
+
+	if (n && fwrite(s, 1, n, out) != n)
+		return -1;
+	if (n)
+		*at_line_start = s[n - 1] == '\n';
+	return 0;
+}
+
+/* Each item on its own line(s). */
+static int line(FILE *out, const char *s, bool *at_line_start)
+{
+	if (put(out, s, at_line_start) < 0)
+		return -1;
+	return *at_line_start ? 0 : put(out, "\n", at_line_start);
+}
+
+int ax_mcp_show(FILE *out, const json_t *result, const json_t *saved, ax_error *err)
+{
+	const json_t *item, *sc = structured(result);
+	bool start = true;
+	size_t i, binary = 0;
+	int rc = 0;
+
+	json_array_foreach(json_object_get(result, "content"), i, item) {
+		const char *type = json_string_value(json_object_get(item, "type")) ?: "";
+		char buf[512];
+
+		if (strcmp(type, "text") == 0 && json_is_string(json_object_get(item, "text"))) {
+			rc = line(out, json_string_value(json_object_get(item, "text")), &start);
+		} else if (is_binary(item)) {
+			const char *path = json_string_value(json_array_get(saved, binary++));
+			size_t b64 = strlen(json_string_value(json_object_get(item, "data")));
+
+			if (path)
+				snprintf(buf, sizeof buf, "[%s saved to %s]", mime_of(item) ?: type, path);
+			else
+				snprintf(buf, sizeof buf, "[%s, %zu bytes]", mime_of(item) ?: type, b64 / 4 * 3 -
+					 (b64 >= 1 && json_string_value(json_object_get(item, "data"))[b64 - 1] == '=') -
+					 (b64 >= 2 && json_string_value(json_object_get(item, "data"))[b64 - 2] == '='));
+			rc = line(out, buf, &start);
+		} else {
+			char *compact = json_dumps(item, JSON_COMPACT | JSON_PRESERVE_ORDER);
+
+			rc = compact ? line(out, compact, &start) : -1;
+			free(compact);
+		}
+		if (rc < 0)
+			break;
+	}
+	if (rc == 0 && json_is_object(sc)) {
+		char *pretty = json_dumps(sc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+
+		rc = pretty ? line(out, pretty, &start) : -1;
+		free(pretty);
+	}
+	if (rc < 0 || fflush(out) != 0)
+		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot write output");
+	return 0;
+}
