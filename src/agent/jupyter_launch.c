@@ -42,30 +42,6 @@ void jl_endpoint(char *buf, size_t size, const char *ipc_prefix, enum jl_port po
 	snprintf(buf, size, "ipc://%s-%d", ipc_prefix, (int)port);
 }
 
-/* The file exec would run for NAME: NAME itself when it has a slash, else
- * the first executable NAME along PATH. Looked up before fork, as the child
- * may only make async-signal-safe calls. */
-static char *find_program(const char *name, char *const *env)
-{
-	const char *path = "/usr/local/bin:/usr/bin:/bin", *p, *colon;
-	char buf[4096];
-	size_t i;
-
-	if (strchr(name, '/'))
-		return strdup(name);
-	for (i = 0; env[i]; i++)
-		if (strncmp(env[i], "PATH=", 5) == 0)
-			path = env[i] + 5;
-	for (p = path; *p; p = *colon ? colon + 1 : colon) {
-		colon = strchrnul(p, ':');
-		if (snprintf(buf, sizeof buf, "%.*s/%s", (int)(colon - p), colon > p ? p : ".", name) <
-			    (int)sizeof buf &&
-		    access(buf, X_OK) == 0)
-			return strdup(buf);
-	}
-	return NULL;
-}
-
 /* In the forked child: async-signal-safe calls only. Whatever fails is
  * reported as an errno through REPORT_FD (close-on-exec: silence means exec
  * worked). */
@@ -91,7 +67,7 @@ static void __attribute__((noreturn)) run_kernel(const char *program, char *cons
 int jl_spawn(struct ag_reaper *reaper, char *const *argv, char *const *env, const char *cwd, const char *log_path,
 	     struct jl_proc *p, struct ag_jupyter_error *err)
 {
-	char *program = find_program(argv[0], env);
+	char *program = ag_find_program(argv[0], env);
 	int report[2] = { -1, -1 }, log_fd = -1, e = 0, rc = -1;
 	ssize_t n;
 	pid_t pid;

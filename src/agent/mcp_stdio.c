@@ -124,31 +124,6 @@ void mcp_stdio_free(struct mcp_stdio *s)
 	free(s);
 }
 
-/* The file exec would run for NAME, looked up along ENV's PATH before the
- * fork (the child may only make async-signal-safe calls). */
-static char *find_program(const char *name, char *const *env)
-{
-	const char *path = "/usr/local/bin:/usr/bin:/bin", *p, *colon;
-	char buf[4096];
-	size_t i;
-
-	if (!name)
-		return NULL;
-	if (strchr(name, '/'))
-		return strdup(name);
-	for (i = 0; env[i]; i++)
-		if (strncmp(env[i], "PATH=", 5) == 0)
-			path = env[i] + 5;
-	for (p = path; *p; p = *colon ? colon + 1 : colon) {
-		colon = strchrnul(p, ':');
-		if (snprintf(buf, sizeof buf, "%.*s/%s", (int)(colon - p), colon > p ? p : ".", name) <
-			    (int)sizeof buf &&
-		    access(buf, X_OK) == 0)
-			return strdup(buf);
-	}
-	return NULL;
-}
-
 /* In the forked child: async-signal-safe calls only; a failure is reported
  * as an errno through REPORT_FD. */
 static void __attribute__((noreturn)) run_server(const char *program, char *const *argv, char *const *env,
@@ -212,7 +187,7 @@ static int launch_prepare(struct mcp_stdio *s, struct launch *l, struct ag_mcp_e
 	l->envp = ag_child_environ((const char *const *)l->extra);
 	if (!l->envp)
 		return ag_mcp_fail(err, 500, MCP_INTERNAL_ERROR, "out of memory");
-	l->program = find_program(l->argv[0], l->envp);
+	l->program = ag_find_program(l->argv[0], l->envp);
 	if (!l->program)
 		return ag_mcp_fail(err, 500, MCP_INTERNAL_ERROR, "MCP server '%s': program not found: %.200s", s->name,
 				   l->argv[0]);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -283,4 +284,27 @@ void ag_proc_close(struct ag_proc *p)
 char **ag_child_environ(const char *const *extra)
 {
 	return child_environ(extra);
+}
+
+char *ag_find_program(const char *name, char *const *env)
+{
+	const char *path = "/usr/local/bin:/usr/bin:/bin", *p, *colon;
+	char buf[4096];
+	size_t i;
+
+	if (!name)
+		return NULL;
+	if (strchr(name, '/'))
+		return strdup(name);
+	for (i = 0; env && env[i]; i++)
+		if (strncmp(env[i], "PATH=", 5) == 0)
+			path = env[i] + 5;
+	for (p = path; *p; p = *colon ? colon + 1 : colon) {
+		colon = strchrnul(p, ':');
+		if (snprintf(buf, sizeof buf, "%.*s/%s", (int)(colon - p), colon > p ? p : ".", name) <
+			    (int)sizeof buf &&
+		    access(buf, X_OK) == 0)
+			return strdup(buf);
+	}
+	return NULL;
 }

@@ -33,6 +33,12 @@ void ag_proc_kill(const struct ag_proc *p, int sig);
 /* Close its pipes (it keeps running if it still does). */
 void ag_proc_close(struct ag_proc *p);
 
+/* The file exec would run for NAME: NAME itself when it has a slash, else
+ * the first executable NAME along ENV's PATH (default /usr/local/bin:/usr/bin:/bin).
+ * Looked up before fork, as a child may only make async-signal-safe calls.
+ * malloc'd; NULL when not found (or NAME is NULL). */
+char *ag_find_program(const char *name, char *const *env);
+
 /* The environment a child gets: the agent's minus its internal variables,
  * then EXTRA ("K=V", NULL-terminated, may be NULL; the last of a name
  * wins). The strings are borrowed; free only the array. NULL on ENOMEM. */

@@ -11,37 +11,6 @@
 #define PROTOCOL_VERSION "2025-11-25"
 #define MAX_PAGES 100
 
-typedef struct sink {
-	char *data;
-	size_t len, cap;
-	int oom;
-} sink;
-
-static size_t on_body(char *ptr, size_t size, size_t nmemb, void *userdata)
-{
-	sink *s = userdata;
-	size_t n = size * nmemb;
-
-	if (s->len + n + 1 > s->cap) {
-		size_t cap = s->cap ? s->cap : 8192;
-		char *grown;
-
-		while (cap < s->len + n + 1)
-			cap *= 2;
-		grown = realloc(s->data, cap);
-		if (!grown) {
-			s->oom = 1;
-			return 0;
-		}
-		s->data = grown;
-		s->cap = cap;
-	}
-	memcpy(s->data + s->len, ptr, n);
-	s->len += n;
-	s->data[s->len] = '\0';
-	return n;
-}
-
 static int sse_dispatch(const char *data, size_t len, json_int_t id, json_t **found)
 {
 	json_t *msg;
@@ -106,7 +75,7 @@ json_t *ax_mcp_sse_find(const char *body, size_t len, json_int_t id)
 static int post(ax_mcp_http *c, const json_t *msg, json_int_t id, long *status, json_t **reply, ax_error *err)
 {
 	ax_http_call call;
-	sink s = { 0 };
+	ax_http_buffer s = { 0 };
 	char line[256];
 	const char *type;
 	int rc = -1;
@@ -131,7 +100,7 @@ static int post(ax_mcp_http *c, const json_t *msg, json_int_t id, long *status, 
 		goto out;
 	}
 	curl_easy_setopt(call.curl, CURLOPT_POSTFIELDS, call.payload);
-	curl_easy_setopt(call.curl, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(call.curl, CURLOPT_WRITEFUNCTION, ax_http_buffer_write);
 	curl_easy_setopt(call.curl, CURLOPT_WRITEDATA, &s);
 	if (ax_http_perform(&call, status, err) < 0)
 		goto out;

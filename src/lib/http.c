@@ -42,15 +42,9 @@ void ax_http_response_free(ax_http_response *r)
 	memset(r, 0, sizeof *r);
 }
 
-typedef struct sink {
-	char *data;
-	size_t len, cap;
-	bool oom;
-} sink;
-
-static size_t on_body(char *ptr, size_t size, size_t nmemb, void *user)
+size_t ax_http_buffer_write(char *ptr, size_t size, size_t nmemb, void *user)
 {
-	sink *s = user;
+	ax_http_buffer *s = user;
 	size_t n = size * nmemb;
 
 	if (s->len + n + 1 > s->cap) {
@@ -170,7 +164,7 @@ int ax_http_request(ax_http *c, const char *method, const char *path, const json
 		    ax_http_response *resp, ax_error *err)
 {
 	ax_http_call call;
-	sink s = { 0 };
+	ax_http_buffer s = { 0 };
 	int ret = -1;
 
 	memset(resp, 0, sizeof *resp);
@@ -188,7 +182,7 @@ int ax_http_request(ax_http *c, const char *method, const char *path, const json
 	} else if (strcmp(method, "POST") == 0) {
 		curl_easy_setopt(call.curl, CURLOPT_POSTFIELDS, "");
 	}
-	curl_easy_setopt(call.curl, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(call.curl, CURLOPT_WRITEFUNCTION, ax_http_buffer_write);
 	curl_easy_setopt(call.curl, CURLOPT_WRITEDATA, &s);
 	if (ax_http_perform(&call, &resp->status, err) < 0)
 		goto out;

@@ -69,6 +69,16 @@ void ax_http_end(ax_http_call *call);
  * the next request on C. */
 const char *ax_http_last_header(ax_http *c, const char *name);
 
+/* A response body collected in memory, NUL-terminated: pass
+ * ax_http_buffer_write as CURLOPT_WRITEFUNCTION and the buffer as its data.
+ * OOM is set (and the transfer aborted) when memory runs out; free DATA. */
+typedef struct ax_http_buffer {
+	char *data;
+	size_t len, cap;
+	bool oom;
+} ax_http_buffer;
+size_t ax_http_buffer_write(char *ptr, size_t size, size_t nmemb, void *buffer);
+
 /* Percent-encode S for a query string; malloc'd. */
 char *ax_http_escape(const char *s);
 
