@@ -87,9 +87,11 @@ int ax_cmd_aio_mcp_servers(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_
 			json_t *row = json_pack("{s:O}", "server", v);
 
 			if (d) {
+				json_t *log = json_object_get(d, "log");
+
 				json_object_set(row, "type", json_object_get(d, "type"));
 				json_object_set(row, "running", json_object_get(d, "running"));
-				json_object_set(row, "log", json_object_get(d, "log") ?: json_string("-"));
+				json_object_set_new(row, "log", log ? json_incref(log) : json_string("-"));
 			}
 			json_array_append_new(res->data, row);
 		}
