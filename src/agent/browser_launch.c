@@ -135,62 +135,46 @@ static void __attribute__((noreturn)) run_chromium(const char *program, char *co
 	_exit(127);
 }
 
+struct chromium_exec {
+	const char *program;
+	char *const *argv, *const *env;
+	int log_fd;
+};
+
+static void chromium_main(void *arg, int report_fd)
+{
+	const struct chromium_exec *x = arg;
+
+	run_chromium(x->program, x->argv, x->env, x->log_fd, report_fd);
+}
+
 static int spawn(struct ag_reaper *reaper, const char *program, char *const *argv, const char *log_path,
 		 struct bl_proc *p, struct ag_browser_error *err)
 {
 	char tmpdir[sizeof p->tmpdir + 8];
-	const char *extra[] = { tmpdir, NULL };
+	const char *extra[] = { tmpdir, NULL }, *step;
+	struct chromium_exec x = { .program = program, .argv = argv, .log_fd = -1 };
 	char **env;
-	int report[2] = { -1, -1 }, log_fd = -1, e = 0, rc = -1;
-	ssize_t n;
-	pid_t pid;
+	int e, rc = -1;
 
 	snprintf(tmpdir, sizeof tmpdir, "TMPDIR=%s", p->tmpdir);
 	env = ag_child_environ(extra);
-	log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-	if (!env || log_fd < 0 || pipe2(report, O_CLOEXEC) < 0) {
-		bl_fail(err, 500, "%s: %s", !env ? "environment" : log_fd < 0 ? log_path : "pipe", strerror(errno));
+	x.env = env;
+	x.log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	if (!env || x.log_fd < 0) {
+		bl_fail(err, 500, "%s: %s", !env ? "environment" : log_path, strerror(errno));
 		goto out;
 	}
-	ag_reaper_lock(reaper);
-	pid = fork();
-	if (pid == 0)
-		run_chromium(program, argv, env, log_fd, report[1]);
-	e = errno;
-	if (pid > 0 && ag_reaper_watch_locked(reaper, pid) < 0) {
-		kill(pid, SIGKILL);
-		e = ENOMEM;
-	} else if (pid > 0) {
-		/* While the reaper is locked the pid cannot be reaped and reused. */
-		p->pidfd = pidfd_open(pid, 0);
-		p->pid = pid;
-		e = p->pidfd < 0 ? errno : 0;
-	}
-	ag_reaper_unlock(reaper);
-	if (pid > 0)
-		setpgid(pid, pid);	/* also here, so the group exists before anyone signals it */
-	close(report[1]);
-	report[1] = -1;
-	if (!p->pid) {
-		bl_fail(err, 500, "fork: %s", strerror(e));
-		goto out;
-	}
-	do
-		n = read(report[0], &e, sizeof e);
-	while (n < 0 && errno == EINTR);
-	if (n == (ssize_t)sizeof e || p->pidfd < 0) {
-		bl_fail(err, 503, "%s %.200s: %s", n == (ssize_t)sizeof e ? "cannot start" : "pidfd_open", program,
-			strerror(e));
-		goto out;
-	}
-	rc = 0;
+	e = ag_child_fork(reaper, chromium_main, &x, &p->pid, &p->pidfd, &step);
+	if (e && !p->pid)
+		bl_fail(err, 500, "%s: %s", step, strerror(e));
+	else if (e)
+		bl_fail(err, 503, "%s %.200s: %s", step, program, strerror(e));
+	else
+		rc = 0;
 out:
-	if (report[0] >= 0)
-		close(report[0]);
-	if (report[1] >= 0)
-		close(report[1]);
-	if (log_fd >= 0)
-		close(log_fd);
+	if (x.log_fd >= 0)
+		close(x.log_fd);
 	free(env);
 	return rc;
 }

@@ -64,64 +64,48 @@ static void __attribute__((noreturn)) run_kernel(const char *program, char *cons
 	_exit(127);
 }
 
+struct kernel_exec {
+	const char *program, *cwd;
+	char *const *argv, *const *env;
+	int log_fd;
+};
+
+static void kernel_main(void *arg, int report_fd)
+{
+	const struct kernel_exec *x = arg;
+
+	run_kernel(x->program, x->argv, x->env, x->cwd, x->log_fd, report_fd);
+}
+
 int jl_spawn(struct ag_reaper *reaper, char *const *argv, char *const *env, const char *cwd, const char *log_path,
 	     struct jl_proc *p, struct ag_jupyter_error *err)
 {
+	struct kernel_exec x = { .argv = argv, .env = env, .cwd = cwd };
 	char *program = ag_find_program(argv[0], env);
-	int report[2] = { -1, -1 }, log_fd = -1, e = 0, rc = -1;
-	ssize_t n;
-	pid_t pid;
+	const char *step;
+	int e;
 
 	p->pid = 0;
 	p->pidfd = -1;
-	if (!program) {
+	if (!program)
 		return ag_jupyter_fail(err, 503, "kernel program not found: %.200s", argv[0]);
+	x.program = program;
+	x.log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	if (x.log_fd < 0) {
+		ag_jupyter_fail(err, 500, "%s: %s", log_path, strerror(errno));
+		free(program);
+		return -1;
 	}
-	log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-	if (log_fd < 0 || pipe2(report, O_CLOEXEC) < 0) {
-		ag_jupyter_fail(err, 500, "%s: %s", log_fd < 0 ? log_path : "pipe", strerror(errno));
-		goto out;
-	}
-	ag_reaper_lock(reaper);
-	pid = fork();
-	if (pid == 0)
-		run_kernel(program, argv, env, cwd, log_fd, report[1]);
-	e = errno;
-	if (pid > 0 && ag_reaper_watch_locked(reaper, pid) < 0) {
-		kill(pid, SIGKILL);
-		e = ENOMEM;
-	} else if (pid > 0) {
-		/* While the reaper is locked the pid cannot be reaped and reused. */
-		p->pidfd = pidfd_open(pid, 0);
-		p->pid = pid;
-		e = p->pidfd < 0 ? errno : 0;
-	}
-	ag_reaper_unlock(reaper);
-	if (pid > 0)
-		setpgid(pid, pid);	/* also here, so the group exists before anyone signals it */
-	close(report[1]);
-	report[1] = -1;
-	if (!p->pid) {
-		ag_jupyter_fail(err, 500, "fork: %s", strerror(e));
-		goto out;
-	}
-	do
-		n = read(report[0], &e, sizeof e);
-	while (n < 0 && errno == EINTR);
-	if (n == (ssize_t)sizeof e || p->pidfd < 0) {
+	e = ag_child_fork(reaper, kernel_main, &x, &p->pid, &p->pidfd, &step);
+	close(x.log_fd);
+	if (e && !p->pid)
+		ag_jupyter_fail(err, 500, "%s: %s", step, strerror(e));
+	else if (e) {
 		jl_stop(reaper, p, 0);
-		ag_jupyter_fail(err, 500, "%s %.200s: %s", n == (ssize_t)sizeof e ? "cannot start" : "pidfd_open",
-				program, strerror(e));
-		goto out;
+		ag_jupyter_fail(err, 500, "%s %.200s: %s", step, program, strerror(e));
 	}
-	rc = 0;
-out:
-	if (report[0] >= 0)
-		close(report[0]);
-	if (log_fd >= 0)
-		close(log_fd);
 	free(program);
-	return rc;
+	return e ? -1 : 0;
 }
 
 int jl_ended(const struct jl_proc *p, int timeout_ms)

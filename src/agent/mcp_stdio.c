@@ -195,13 +195,25 @@ static int launch_prepare(struct mcp_stdio *s, struct launch *l, struct ag_mcp_e
 	return 0;
 }
 
+struct server_exec {
+	const struct launch *l;
+	int in_fd, out_fd, log_fd;
+};
+
+static void server_main(void *arg, int report_fd)
+{
+	const struct server_exec *x = arg;
+
+	run_server(x->l->program, x->l->argv, x->l->envp, x->l->cwd, x->in_fd, x->out_fd, x->log_fd, report_fd);
+}
+
 static int spawn(struct mcp_stdio *s, struct ag_mcp_error *err)
 {
-	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, report[2] = { -1, -1 }, log_fd = -1, e = 0, rc = -1;
+	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, log_fd = -1, e, rc = -1;
 	struct launch l;
+	struct server_exec x = { .l = &l };
+	const char *step;
 	ax_error ae;
-	ssize_t n;
-	pid_t pid;
 
 	if (launch_prepare(s, &l, err) < 0)
 		goto out;
@@ -210,40 +222,24 @@ static int spawn(struct mcp_stdio *s, struct ag_mcp_error *err)
 		goto out;
 	}
 	log_fd = open(s->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-	if (log_fd < 0 || pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 || pipe2(report, O_CLOEXEC) < 0) {
+	if (log_fd < 0 || pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0) {
 		ag_mcp_fail(err, 500, MCP_INTERNAL_ERROR, "MCP server '%s': %s: %s", s->name,
 			    log_fd < 0 ? s->log_path : "pipe", strerror(errno));
 		goto out;
 	}
-	ag_reaper_lock(s->reaper);
-	pid = fork();
-	if (pid == 0)
-		run_server(l.program, l.argv, l.envp, l.cwd, in[0], out[1], log_fd, report[1]);
-	e = errno;
-	if (pid > 0 && ag_reaper_watch_locked(s->reaper, pid) < 0) {
-		kill(pid, SIGKILL);
-		e = ENOMEM;
-	} else if (pid > 0) {
-		s->proc.pidfd = pidfd_open(pid, 0);
-		s->proc.pid = pid;
-		e = s->proc.pidfd < 0 ? errno : 0;
-	}
-	ag_reaper_unlock(s->reaper);
-	if (pid > 0)
-		setpgid(pid, pid);
-	close_fd(&report[1]);
+	x.in_fd = in[0];
+	x.out_fd = out[1];
+	x.log_fd = log_fd;
+	e = ag_child_fork(s->reaper, server_main, &x, &s->proc.pid, &s->proc.pidfd, &step);
 	close_fd(&in[0]);
 	close_fd(&out[1]);
-	if (!s->proc.pid) {
-		ag_mcp_fail(err, 500, MCP_INTERNAL_ERROR, "MCP server '%s': fork: %s", s->name, strerror(e));
+	if (e && !s->proc.pid) {
+		ag_mcp_fail(err, 500, MCP_INTERNAL_ERROR, "MCP server '%s': %s: %s", s->name, step, strerror(e));
 		goto out;
 	}
-	do
-		n = read(report[0], &e, sizeof e);
-	while (n < 0 && errno == EINTR);
-	if (n == (ssize_t)sizeof e || s->proc.pidfd < 0) {
+	if (e) {
 		jl_stop(s->reaper, &s->proc, 0);
-		ag_mcp_fail(err, 500, MCP_INTERNAL_ERROR, "MCP server '%s': cannot start %.200s: %s", s->name, l.program,
+		ag_mcp_fail(err, 500, MCP_INTERNAL_ERROR, "MCP server '%s': %s %.200s: %s", s->name, step, l.program,
 			    strerror(e));
 		goto out;
 	}
@@ -258,8 +254,6 @@ out:
 	close_fd(&in[1]);
 	close_fd(&out[0]);
 	close_fd(&out[1]);
-	close_fd(&report[0]);
-	close_fd(&report[1]);
 	close_fd(&log_fd);
 	launch_free(&l);
 	return rc;

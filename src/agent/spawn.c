@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/pidfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -307,4 +308,51 @@ char *ag_find_program(const char *name, char *const *env)
 			return strdup(buf);
 	}
 	return NULL;
+}
+
+int ag_child_fork(struct ag_reaper *reaper, void (*child_main)(void *arg, int report_fd), void *arg, pid_t *pid,
+		  int *pidfd, const char **step)
+{
+	int report[2], e;
+	ssize_t n;
+	pid_t child;
+
+	*pid = 0;
+	*pidfd = -1;
+	*step = "fork";
+	if (pipe2(report, O_CLOEXEC) < 0)
+		return errno;
+	ag_reaper_lock(reaper);
+	child = fork();
+	if (child == 0) {
+		child_main(arg, report[1]);
+		_exit(127);
+	}
+	e = errno;
+	if (child > 0 && ag_reaper_watch_locked(reaper, child) < 0) {
+		kill(child, SIGKILL);
+		e = ENOMEM;
+	} else if (child > 0) {
+		/* While the reaper is locked the pid cannot be reaped and reused. */
+		*pidfd = pidfd_open(child, 0);
+		*pid = child;
+		e = *pidfd < 0 ? errno : 0;
+	}
+	ag_reaper_unlock(reaper);
+	if (child > 0)
+		setpgid(child, child);	/* also here, so the group exists before anyone signals it */
+	close(report[1]);
+	if (!*pid) {
+		close(report[0]);
+		return e;
+	}
+	do
+		n = read(report[0], &e, sizeof e);
+	while (n < 0 && errno == EINTR);
+	close(report[0]);
+	if (n == (ssize_t)sizeof e || *pidfd < 0) {
+		*step = n == (ssize_t)sizeof e ? "cannot start" : "pidfd_open";
+		return e;
+	}
+	return 0;
 }

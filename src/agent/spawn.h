@@ -33,6 +33,18 @@ void ag_proc_kill(const struct ag_proc *p, int sig);
 /* Close its pipes (it keeps running if it still does). */
 void ag_proc_close(struct ag_proc *p);
 
+/* Start a long-lived child (a kernel, Chromium, an MCP server): fork with
+ * REAPER locked, so it is watched before it can end and its pid cannot be
+ * reused, into a process group of its own, with a pidfd that becomes
+ * readable when it ends. In the child, CHILD_MAIN(ARG, REPORT_FD) may only
+ * make async-signal-safe calls: it execs, or writes an errno to REPORT_FD
+ * (close-on-exec, so silence means the exec worked) and _exits.
+ * Returns 0 once the exec worked. Otherwise an errno value and *STEP names
+ * what failed: "fork" (*PID is 0), "cannot start" or "pidfd_open" (*PID is
+ * the child, for the caller to stop). */
+int ag_child_fork(struct ag_reaper *reaper, void (*child_main)(void *arg, int report_fd), void *arg, pid_t *pid,
+		  int *pidfd, const char **step);
+
 /* The file exec would run for NAME: NAME itself when it has a slash, else
  * the first executable NAME along ENV's PATH (default /usr/local/bin:/usr/bin:/bin).
  * Looked up before fork, as a child may only make async-signal-safe calls.
