@@ -1,0 +1,1 @@
+/* stub */ typedef int ax_dump_stub;

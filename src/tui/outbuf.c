@@ -1,0 +1,1 @@
+/* stub */ typedef int ax_outbuf_stub;
