@@ -128,6 +128,10 @@ void ax_shell_history_add(ax_shell *sh, const char *line)
 	if (!line[0] || (last && strcmp(last->line, line) == 0))
 		return;
 	add_history(line);
+	/* Readline set up the next line before this entry existed; without this
+	 * its history position is the new entry, which the next edit would
+	 * overwrite with its undo text. */
+	using_history();
 	/* Append as we go, so a killed shell keeps what was typed. */
 	if (append_history(1, sh->history_path) != 0)
 		write_history(sh->history_path);
