@@ -84,7 +84,7 @@ void ax_exec_env_free(ax_exec_env *e)
 static void child_exec(const ax_exec_env *e, char *const *words, int n, int out_fd, const char *columns)
 {
 	static const int sigs[] = { SIGINT, SIGQUIT, SIGTERM, SIGWINCH, SIGTSTP, SIGTTIN, SIGTTOU };
-	char **argv = calloc((size_t)(e->nglobals + n + 2), sizeof *argv);
+	char **argv = calloc((size_t)e->nglobals + (size_t)n + 2, sizeof *argv);
 	sigset_t none;
 	size_t i;
 	int k = 0, null_fd = open("/dev/null", O_RDONLY);

@@ -135,7 +135,7 @@ static void draw_sessions(ax_tui *t)
 	title(t, w, focused, t->utf8 ? head : " Sessions");
 	clamp_view(&t->sel_session, &t->top_session, n, h);
 	for (i = 0; i < h && t->top_session + i < n; i++) {
-		const json_t *row = json_array_get(rows, (size_t)(t->top_session + i));
+		const json_t *row = json_array_get(rows, (size_t)t->top_session + (size_t)i);
 		const char *id = json_string_value(json_object_get(row, "id"));
 		const char *state = json_string_value(json_object_get(row, "state"));
 		int pair = 0;
@@ -208,7 +208,7 @@ static void draw_checkpoints(ax_tui *t)
 	title(t, w, focused, head);
 	clamp_view(&t->sel_checkpoint, &t->top_checkpoint, n, h);
 	for (i = 0; i < h && t->top_checkpoint + i < n; i++) {
-		const json_t *row = json_array_get(rows, (size_t)(t->top_checkpoint + i));
+		const json_t *row = json_array_get(rows, (size_t)t->top_checkpoint + (size_t)i);
 		const char *name = json_string_value(json_object_get(row, "name"));
 		const char *id = json_string_value(json_object_get(row, "id"));
 		const char *state = json_string_value(json_object_get(row, "state"));

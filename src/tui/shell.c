@@ -34,7 +34,7 @@ void ax_shell_free(ax_shell *sh)
 
 static int prepend(ax_words *w, const char *const *words, int n, int drop)
 {
-	char **v = calloc((size_t)(w->n - drop + n + 1), sizeof *v);
+	char **v = calloc((size_t)w->n - (size_t)drop + (size_t)n + 1, sizeof *v);
 	int i, k = 0;
 
 	if (!v)

@@ -96,7 +96,7 @@ static void sync_selected(ax_tui *t)
 	const json_t *row = json_array_get(t->sh->catalog.sandboxes, (size_t)t->sel_session);
 	const char *id = json_string_value(json_object_get(row, "id"));
 
-	if (id && (!t->selected || strcmp(id, t->selected))) {
+	if (id && (!t->selected || strcmp(id, t->selected) != 0)) {
 		set_str(&t->selected, id);
 		t->sel_checkpoint = t->top_checkpoint = 0;
 	}
@@ -118,7 +118,7 @@ static void refresh_read(ax_tui *t)
 	t->refresh_stage = 0;
 	ax_catalog_read_session(&t->sh->catalog, t->sh->ctx->home);
 	follow_current(t);
-	if (!t->selected || !t->sh->catalog.current || strcmp(t->selected, t->sh->catalog.current))
+	if (!t->selected || !t->sh->catalog.current || strcmp(t->selected, t->sh->catalog.current) != 0)
 		sync_selected(t);
 	t->next_refresh = now_s() + t->refresh_interval;
 }
