@@ -90,8 +90,18 @@ grep -qF "running run -- sh -c" "$TMP/out" || fail "the status line does not sho
 wait_until 30 sh -c "tmux -L '$SOCK' capture-pane -p -t main | grep -qx b" || fail "b never showed"
 wait_screen 10 "last: exit 0" || { show_screen; fail "no exit status in the status line"; }
 
+t "aio exec output streams too: a shows before b exists"
+type_line "aio exec -- sh -c 'echo a2; sleep 6; echo b2'"
+line_a2() {
+	screen | grep -qx 'a2'
+}
+wait_until 30 line_a2 || { show_screen; fail "a2 never showed"; }
+show_screen
+grep -qx 'b2' "$TMP/out" && fail "b2 was there as soon as a2 showed (aio exec did not stream)"
+wait_until 30 sh -c "tmux -L '$SOCK' capture-pane -p -t main | grep -qx b2" || fail "b2 never showed"
+
 t "the screen dump holds the same screen"
-wait_until 10 sh -c "grep -qx b '$TMP/dump'" || fail "dump lacks b"
+wait_until 10 sh -c "grep -qx b2 '$TMP/dump'" || fail "dump lacks b2"
 grep -qF "Sessions (1)" "$TMP/dump" || fail "dump lacks the sessions title"
 grep -qF "$SRC" "$TMP/dump" || fail "dump lacks the sandbox id"
 
