@@ -36,7 +36,10 @@ open_pane() {
 	shift 2
 	tm kill-server 2>/dev/null
 	rm -f "$TMP/status" "$TMP/stty.after"
+	# The pane's sh shares the shell's process group: a Ctrl-C in plain mode
+	# (a real SIGINT there) must not end it before it records the status.
 	cat > "$TMP/pane.sh" <<EOF2
+trap : INT
 stty -a > "$TMP/stty.before"
 env TERM=\${PANE_TERM:-screen} ALLOX_TUI_REFRESH=1 ALLOX_TUI_DUMP="$TMP/dump" $*
 echo \$? > "$TMP/status.tmp"
@@ -149,6 +152,26 @@ type_line "config path"
 wait_until 20 sh -c "[ \$(tmux -L '$SOCK' capture-pane -p -t main | grep -c config.toml) -ge 2 ]" ||
 	fail "the shell does not run commands after Ctrl-C"
 
+t "Tab on an empty line moves to the panes; Esc comes back"
+keys Tab
+wait_screen 10 "Sessions (1)  ↑↓ select, Enter: use" || { show_screen; fail "Tab did not focus the sessions pane"; }
+keys Tab
+wait_screen 10 "Enter: restore" || { show_screen; fail "Tab did not move to the checkpoints pane"; }
+keys Escape
+wait_screen 10 "Sessions (1)  [F2]" || { show_screen; fail "Esc did not return to the command line"; }
+
+t "PgUp scrolls the output back, End follows it again"
+type_line "run -- seq 1 200"
+wait_until 30 sh -c "tmux -L '$SOCK' capture-pane -p -t main | grep -qx 200" || fail "seq did not finish"
+keys PPage
+wait_screen 10 "scrolled up" || { show_screen; fail "PgUp did not scroll"; }
+show_screen
+grep -qx 200 "$TMP/out" && fail "the last line is still shown after PgUp"
+keys F4
+keys End
+wait_until 10 sh -c "tmux -L '$SOCK' capture-pane -p -t main | grep -qx 200" || { show_screen; fail "End did not follow"; }
+keys Escape
+
 t "Enter on a checkpoint asks, y restores it into a new current sandbox"
 keys F3
 keys Enter
@@ -238,6 +261,20 @@ type_line "exit 4"
 wait_until 20 test -e "$TMP/status" || fail "the shell did not end"
 [ "$(cat "$TMP/status" 2>/dev/null)" = 4 ] || fail "exit 4 gave $(cat "$TMP/status" 2>/dev/null)"
 cmp -s "$TMP/stty.before" "$TMP/stty.after" || fail "stty -a changed in plain mode"
+
+t "plain mode: Ctrl-C cancels the command, not the shell"
+open_pane 80 24 "$ALLOX_CLI" shell --plain
+wait_screen 20 "allox>" || fail "no prompt"
+type_line "run -- sh -c 'echo started; sleep 60'"
+wait_until 60 sh -c "tmux -L '$SOCK' capture-pane -p -t main | grep -qx started" || fail "the command did not start"
+keys C-c
+wait_screen 30 "Interrupted" || { show_screen; fail "the command was not interrupted"; }
+type_line "config path"
+wait_screen 20 "$ALLOX_HOME/config.toml" || { show_screen; fail "the shell did not survive Ctrl-C"; }
+[ ! -e "$TMP/status" ] || fail "Ctrl-C ended plain mode"
+type_line "exit"
+wait_until 20 test -e "$TMP/status" || { show_screen; fail "the shell did not end"; }
+cmp -s "$TMP/stty.before" "$TMP/stty.after" || fail "stty -a changed"
 
 t "TERM=dumb selects plain mode"
 PANE_TERM=dumb
