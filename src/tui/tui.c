@@ -242,11 +242,25 @@ static int feed_key(int key)
 		{ KEY_ENTER, "\r" },
 	};
 	size_t i;
-	char c;
+	char c[4];
 
 	if (key >= 0 && key < 256) {
-		c = (char)key;
-		ax_rl_feed(&c, 1);
+		/* A UTF-8 character goes to readline whole: it reads the rest of a
+		 * multibyte character at once and would get NULs from an empty queue. */
+		int n = key >= 0xf0 ? 4 : key >= 0xe0 ? 3 : key >= 0xc0 ? 2 : 1, k = 1;
+
+		c[0] = (char)key;
+		while (k < n) {
+			int more = getch();
+
+			if (more == ERR || (more & 0xc0) != 0x80) {
+				if (more != ERR)
+					ungetch(more);
+				break;
+			}
+			c[k++] = (char)more;
+		}
+		ax_rl_feed(c, (size_t)k);
 		return AX_REDRAW;
 	}
 	for (i = 0; i < sizeof map / sizeof map[0]; i++)
