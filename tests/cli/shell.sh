@@ -77,6 +77,12 @@ expect_rc 0
 expect_out_has "--plain"
 expect_out_has "script mode"
 
+t "--plain with a pipe on stdin is script mode too (no prompt in the output)"
+printf 'config path\n' > "$TMP/script"
+run allox shell --plain < "$TMP/script"
+expect_rc 0
+expect_out "$ALLOX_HOME/config.toml"
+
 t "no arguments without a terminal keep printing the help"
 run allox < /dev/null
 expect_rc 0
