@@ -58,6 +58,21 @@ typedef struct ax_tui {
 	const char *profile;
 } ax_tui;
 
+/* tui.c */
+double ax_now_s(void);
+void ax_set_str(char **slot, const char *v);
+/* Run a line typed or made by a pane action; returns AX_* flags. */
+int ax_tui_run_line(ax_tui *t, char *line);
+
+/* keys.c */
+int ax_tui_on_key(ax_tui *t, int key);
+
+/* refresh.c */
+void ax_refresh_start(ax_tui *t);
+void ax_refresh_read(ax_tui *t);
+void ax_tui_follow_current(ax_tui *t);
+void ax_tui_sync_selected(ax_tui *t);
+
 /* panes.c */
 void ax_tui_draw(ax_tui *t);
 void ax_tui_windows(ax_tui *t);
