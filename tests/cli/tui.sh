@@ -134,6 +134,15 @@ keys Tab
 wait_screen 10 "allox> checkpoint list -o yaml" || { show_screen; fail "-o value was not completed"; }
 keys C-u
 
+t "Ctrl-C on the command line drops the typed line"
+keys -l "sandbox kill abc"
+wait_screen 10 "allox> sandbox kill abc" || fail "the line was not typed"
+keys C-c
+prompt_empty() {
+	screen | tail -n 1 | grep -qx 'allox>'
+}
+wait_until 10 prompt_empty || { show_screen; fail "the line is still there"; }
+
 t "a wrong command is shown and the shell stays"
 type_line "sandbox bogus"
 wait_screen 20 "unknown verb 'bogus' for 'sandbox'" || { show_screen; fail "no error shown"; }
