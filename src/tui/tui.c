@@ -50,11 +50,16 @@ static void job_start(ax_tui *t, ax_words *w, const char *line)
 static void job_read(ax_tui *t)
 {
 	char buf[8192];
-	int status;
+	int status, reads;
 
-	for (;;) {
-		ssize_t got = read(t->job.fd, buf, sizeof buf);
+	/* A bounded slice per turn, so a command that floods its output cannot
+	 * starve the keyboard. */
+	for (reads = 0;; reads++) {
+		ssize_t got;
 
+		if (reads == 64)
+			return;
+		got = read(t->job.fd, buf, sizeof buf);
 		if (got > 0) {
 			ax_outbuf_append(&t->out, buf, (size_t)got);
 			continue;
