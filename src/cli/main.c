@@ -342,6 +342,10 @@ int main(int argc, char **argv)
 		printf("%s %s\n", prog, PACKAGE_VERSION);
 		return finish_stdout();
 	}
+	/* No arguments on a terminal: the interactive shell. */
+	if (argc == 0 && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) && (group = ax_group_find("shell")) &&
+	    (cmd = ax_command_find(group->name, 0, argv, &words)))
+		return run_command(cmd, 0, argv, &g);
 	if (argc == 0) {
 		ax_help_root(stdout, prog);
 		return finish_stdout();

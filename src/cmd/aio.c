@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "aio.h"
+#include "aio_stream.h"
 #include "common.h"
 #include "duration.h"
 #include "execd_command.h"
@@ -62,7 +63,7 @@ int ax_cmd_aio_exec(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *
 	ax_lifecycle lc;
 	ax_http aio;
 	json_t *body = NULL, *data = NULL, *code;
-	int rc = -1, exit_status;
+	int rc = -1, exit_status, streamed;
 	bool connected = false;
 
 	if (ax_split_target(args, &uuid, &words, &n, err) < 0)
@@ -86,7 +87,14 @@ int ax_cmd_aio_exec(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *
 			 "hard_timeout", (json_int_t)secs);
 	if (ax_arg_string(args, "workdir"))
 		json_object_set_new(body, "exec_dir", json_string(ax_arg_string(args, "workdir")));
-	if (ax_aio_call(&aio, "/v1/shell/exec", body, "AIO shell returned no command result", &data, err) < 0)
+	if (args->format != AX_FMT_JSON) {
+		/* Raw output streams as the command writes it (aio_stream.c). */
+		streamed = ax_aio_exec_stream(ctx, &aio, body, stdout, &data, err);
+		if (streamed != 0) {
+			rc = streamed;
+			goto out;
+		}
+	} else if (ax_aio_call(&aio, "/v1/shell/exec", body, "AIO shell returned no command result", &data, err) < 0)
 		goto out;
 	status = json_string_value(json_object_get(data, "status")) ?: "unknown";
 	output = json_string_value(json_object_get(data, "output")) ?: "";
@@ -109,7 +117,7 @@ int ax_cmd_aio_exec(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *
 		if (!json_object_get(res->data, "exit_code"))
 			json_object_set_new(res->data, "exit_code", json_null());
 	} else {
-		if (fputs(output, stdout) == EOF || fflush(stdout) != 0) {
+		if (!data || fflush(stdout) != 0) {
 			ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot write output");
 			goto out;
 		}

@@ -200,5 +200,6 @@ int ax_cmd_checkpoint_watch(struct ax_ctx *, const struct ax_args *, struct ax_r
 int ax_cmd_session_current(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
 int ax_cmd_session_use(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
 int ax_cmd_session_clear(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
+int ax_cmd_shell(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
 
 #endif

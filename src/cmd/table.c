@@ -15,6 +15,7 @@ static const ax_group_spec groups[] = {
 	{ "file", "Read, write, upload and download files" },
 	{ "checkpoint", "Save and restore sandbox checkpoints" },
 	{ "config", "Create, show and change the configuration" },
+	{ "shell", "The interactive allox> shell (panes, --plain, or a script on stdin)" },
 	{ NULL, NULL },
 };
 
@@ -295,6 +296,18 @@ static const char *const aio_exec_examples[] = {
 	NULL,
 };
 
+static const ax_option_spec shell_options[] = {
+	{ "plain", 0, AX_OPT_FLAG, NULL, NULL, NULL, false, "the prompt without panes (also when TERM=dumb)" },
+	END_OPTIONS,
+};
+
+static const char *const shell_examples[] = {
+	"allox-cli shell",
+	"allox-cli shell --plain",
+	"printf 'sandbox create\\naio exec -- uname -a\\n' | allox-cli shell",
+	NULL,
+};
+
 static const ax_command_spec commands[] = {
 	{ "run", "", "Run a command in a sandbox through execd",
 	  "Streams the command's stdout and stderr to yours as they arrive and exits with its exit status "
@@ -426,6 +439,18 @@ static const ax_command_spec commands[] = {
 	  config_set_examples },
 	{ "config", "path", "Print the path of the configuration file in use", NULL,
 	  NULL, NULL, 0, AX_FMT_TABLE, AX_CMD_NO_CONFIG, ax_cmd_config_path, NULL },
+	{ "shell", "", "Open the interactive allox> shell",
+	  "On a terminal: panes for sessions (refreshed every few seconds), checkpoints of the selected sandbox "
+	  "and the running command's output, a status line and the allox> line (readline: history in "
+	  "$ALLOX_HOME/history, Ctrl-R, Tab completion of verbs, options, values, ids and paths). Each line is "
+	  "split like a POSIX shell would (quotes, backslashes; no expansion) and runs exactly as "
+	  "`allox-cli WORDS` would. Ctrl-C cancels the running command, never the shell; Ctrl-D, exit and quit "
+	  "leave. Tab/Shift-Tab or F2-F4 move between panes, Enter on a sandbox makes it current, Enter on a "
+	  "checkpoint asks to restore it, ? shows the keys. Shell words: help [GROUP [VERB]], use ID, history, "
+	  "clear, exit [STATUS]. --plain (or TERM=dumb): the same prompt without panes. With standard input not "
+	  "a terminal (script mode) it reads one command per line, prints only the commands' own output and "
+	  "exits with the status of the last failing command (0 if none failed).",
+	  NULL, shell_options, 0, AX_FMT_TABLE, 0, ax_cmd_shell, shell_examples },
 	{ NULL, NULL, NULL, NULL, NULL, NULL, 0, AX_FMT_TABLE, 0, NULL, NULL },
 };
 

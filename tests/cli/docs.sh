@@ -22,7 +22,7 @@ export ALLOX_CLI
 # Verbs the seed README's demos use that other branches add. EXAMPLES in
 # allox-cli(1) may show them before they are merged; once a pending verb is
 # in the command table it is checked like every other.
-PENDING_VERBS="shell"
+PENDING_VERBS=""
 
 allox __commands >"$TMP/commands.json" || { echo "FAIL: allox-cli __commands" >&2; exit 1; }
 C="$TMP/commands.json"

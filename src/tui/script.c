@@ -1,0 +1,46 @@
+/* Script mode: stdin is not a terminal; one command per line. */
+#include "shell.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <readline/history.h>
+
+int ax_shell_script(ax_shell *sh, FILE *in)
+{
+	char *line = NULL;
+	size_t cap = 0;
+
+	while (!sh->done && getline(&line, &cap, in) >= 0) {
+		ax_words w;
+		ax_error err;
+		ax_job job;
+		int status = 0;
+
+		ax_error_clear(&err);
+		switch (ax_shell_classify(sh, line, &w, &err)) {
+		case AX_LINE_EMPTY:
+		case AX_LINE_CLEAR:
+		case AX_LINE_HISTORY:
+			break;
+		case AX_LINE_EXIT:
+			sh->done = true;
+			break;
+		case AX_LINE_ERROR:
+			ax_shell_print_error(stderr, &err);
+			ax_shell_finished(sh, err.exit_code ? err.exit_code : AX_EXIT_USAGE, 0);
+			break;
+		case AX_LINE_RUN:
+			if (ax_job_start(&sh->exec, w.v, w.n, false, NULL, &job, &err) < 0) {
+				ax_shell_print_error(stderr, &err);
+				ax_shell_finished(sh, AX_EXIT_FAILURE, 0);
+			} else {
+				ax_job_reap(&job, true, &status);
+				ax_shell_finished(sh, status, ax_job_seconds(&job));
+			}
+			ax_words_free(&w);
+			break;
+		}
+	}
+	free(line);
+	return sh->done ? sh->exit_status : sh->last_failure;
+}
