@@ -54,8 +54,7 @@ static void run_line(ax_shell *sh, const char *line)
 {
 	ax_words w;
 	ax_error err;
-	ax_job job;
-	int status = 0;
+	int status;
 
 	ax_error_clear(&err);
 	switch (ax_shell_classify(sh, line, &w, &err)) {
@@ -78,15 +77,9 @@ static void run_line(ax_shell *sh, const char *line)
 	case AX_LINE_RUN:
 		break;
 	}
-	if (ax_job_start(&sh->exec, w.v, w.n, false, NULL, &job, &err) < 0) {
-		ax_shell_print_error(stderr, &err);
-		ax_shell_finished(sh, AX_EXIT_FAILURE, 0);
-	} else {
-		ax_job_reap(&job, true, &status);
-		ax_shell_finished(sh, status, ax_job_seconds(&job));
-		if (status == 130 || status == 128 + SIGINT)
-			fputc('\n', stderr);
-	}
+	status = ax_shell_run_foreground(sh, &w);
+	if (status == 130 || status == 128 + SIGINT)
+		fputc('\n', stderr);
 	got_sigint = 0;
 	ax_words_free(&w);
 }

@@ -13,8 +13,6 @@ int ax_shell_script(ax_shell *sh, FILE *in)
 	while (!sh->done && getline(&line, &cap, in) >= 0) {
 		ax_words w;
 		ax_error err;
-		ax_job job;
-		int status = 0;
 
 		ax_error_clear(&err);
 		switch (ax_shell_classify(sh, line, &w, &err)) {
@@ -30,13 +28,7 @@ int ax_shell_script(ax_shell *sh, FILE *in)
 			ax_shell_finished(sh, err.exit_code ? err.exit_code : AX_EXIT_USAGE, 0);
 			break;
 		case AX_LINE_RUN:
-			if (ax_job_start(&sh->exec, w.v, w.n, false, NULL, &job, &err) < 0) {
-				ax_shell_print_error(stderr, &err);
-				ax_shell_finished(sh, AX_EXIT_FAILURE, 0);
-			} else {
-				ax_job_reap(&job, true, &status);
-				ax_shell_finished(sh, status, ax_job_seconds(&job));
-			}
+			ax_shell_run_foreground(sh, &w);
 			ax_words_free(&w);
 			break;
 		}

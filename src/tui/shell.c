@@ -146,3 +146,20 @@ void ax_shell_finished(ax_shell *sh, int status, double seconds)
 	if (status != 0)
 		sh->last_failure = status;
 }
+
+int ax_shell_run_foreground(ax_shell *sh, const ax_words *w)
+{
+	ax_error err;
+	ax_job job;
+	int status = 0;
+
+	ax_error_clear(&err);
+	if (ax_job_start(&sh->exec, w->v, w->n, false, NULL, &job, &err) < 0) {
+		ax_shell_print_error(stderr, &err);
+		ax_shell_finished(sh, AX_EXIT_FAILURE, 0);
+		return AX_EXIT_FAILURE;
+	}
+	ax_job_reap(&job, true, &status);
+	ax_shell_finished(sh, status, ax_job_seconds(&job));
+	return status;
+}

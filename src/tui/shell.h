@@ -59,6 +59,10 @@ void ax_shell_history_add(ax_shell *sh, const char *line);
 /* Record how the last command ended (status, seconds). */
 void ax_shell_finished(ax_shell *sh, int status, double seconds);
 
+/* Plain and script modes: run W's command in the foreground to its end,
+ * output straight to the terminal, and record it. Its exit status. */
+int ax_shell_run_foreground(ax_shell *sh, const ax_words *w);
+
 /* Modes. Each returns the shell's exit status. */
 int ax_shell_script(ax_shell *sh, FILE *in);
 int ax_shell_plain(ax_shell *sh);
