@@ -56,6 +56,13 @@ type_line() {
 	tm send-keys -t main -l "$1"
 	tm send-keys -t main Enter
 }
+# No command running: the status line offers Ctrl-C only while one runs.
+idle() {
+	! screen | grep -qF "(Ctrl-C cancels)"
+}
+wait_idle() {
+	wait_until 60 idle || { show_screen; fail "a command is still running"; }
+}
 current_id() {
 	jq -r '.current.sandbox_id // empty' "$ALLOX_HOME/sessions.json" 2>/dev/null
 }
@@ -126,7 +133,8 @@ keys -l "sandbox get $(printf %s "$SRC" | cut -c1-6)"
 keys Tab
 wait_screen 10 "allox> sandbox get $SRC" || { show_screen; fail "the id was not completed"; }
 keys Enter
-wait_screen 30 "Running" || fail "sandbox get did not run"
+wait_screen 30 "image: host" || { show_screen; fail "sandbox get did not run"; }
+wait_idle
 
 t "Tab completes option values"
 keys -l "checkpoint list -o y"
@@ -135,6 +143,7 @@ wait_screen 10 "allox> checkpoint list -o yaml" || { show_screen; fail "-o value
 keys C-u
 
 t "Ctrl-C on the command line drops the typed line"
+wait_idle
 keys -l "sandbox kill abc"
 wait_screen 10 "allox> sandbox kill abc" || fail "the line was not typed"
 keys C-c
