@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base64.h"
 #include "browser_launch.h"
 #include "cdp.h"
 #include "cdp_msg.h"
@@ -331,7 +332,7 @@ int ag_browser_screenshot(struct ag_browser *b, const char *format, int quality,
 		goto out;
 	}
 	data = json_string_value(json_object_get(r, "data"));
-	if (!data || cdp_base64_decode(data, json_string_length(json_object_get(r, "data")), image, len) < 0) {
+	if (!data || ax_base64_decode(data, json_string_length(json_object_get(r, "data")), image, len) < 0) {
 		bl_fail(err, 500, "browser: Page.captureScreenshot gave no image");
 		goto out;
 	}

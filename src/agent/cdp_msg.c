@@ -1,7 +1,5 @@
 #include "cdp_msg.h"
 
-#include <limits.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,35 +68,4 @@ void cdp_msg_error_text(const json_t *error, char *buf, size_t size)
 
 	snprintf(buf, size, "%s (code %lld)%s%s", msg ? msg : "unknown CDP error",
 		 json_is_integer(code) ? (long long)json_integer_value(code) : 0LL, data ? ": " : "", data ? data : "");
-}
-
-int cdp_base64_decode(const char *in, size_t len, unsigned char **out, size_t *out_len)
-{
-	EVP_ENCODE_CTX *ctx;
-	unsigned char *buf;
-	int n = 0, fin = 0, rc;
-
-	*out = NULL;
-	*out_len = 0;
-	if (len > INT_MAX)
-		return -1;
-	buf = malloc(len / 4 * 3 + 3);
-	ctx = EVP_ENCODE_CTX_new();
-	if (!buf || !ctx) {
-		free(buf);
-		EVP_ENCODE_CTX_free(ctx);
-		return -1;
-	}
-	EVP_DecodeInit(ctx);
-	rc = EVP_DecodeUpdate(ctx, buf, &n, (const unsigned char *)in, (int)len);
-	if (rc >= 0)
-		rc = EVP_DecodeFinal(ctx, buf + n, &fin);
-	EVP_ENCODE_CTX_free(ctx);
-	if (rc < 0) {
-		free(buf);
-		return -1;
-	}
-	*out = buf;
-	*out_len = (size_t)n + (size_t)fin;
-	return 0;
 }

@@ -36,8 +36,4 @@ char *cdp_msg_command(long long id, const char *method, const json_t *params, co
 /* "MESSAGE (code N)" and ": DATA" when the error has data, into BUF. */
 void cdp_msg_error_text(const json_t *error, char *buf, size_t size);
 
-/* Decode the base64 text IN (LEN bytes) into *OUT (malloc'd, *OUT_LEN
- * bytes). -1 on ENOMEM or text that is not base64. */
-int cdp_base64_decode(const char *in, size_t len, unsigned char **out, size_t *out_len);
-
 #endif

@@ -1,10 +1,10 @@
 #include "jupyter_show.h"
 
 #include <errno.h>
-#include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base64.h"
 #include "fs.h"
 
 void ax_strip_ansi(char *s)
@@ -31,30 +31,6 @@ void ax_strip_ansi(char *s)
 	*w = '\0';
 }
 
-/* The bytes of base64 TEXT (whitespace allowed: ipykernel ends it with a
- * newline). NULL when it is not base64. */
-static unsigned char *base64_decode(const char *text, size_t *len)
-{
-	size_t n = strlen(text);
-	unsigned char *out = malloc(n / 4 * 3 + 4);
-	EVP_ENCODE_CTX *ctx = EVP_ENCODE_CTX_new();
-	int got = 0, tail = 0;
-
-	if (!out || !ctx || n > (size_t)0x7fffffff)
-		goto fail;
-	EVP_DecodeInit(ctx);
-	if (EVP_DecodeUpdate(ctx, out, &got, (const unsigned char *)text, (int)n) < 0 ||
-	    EVP_DecodeFinal(ctx, out + got, &tail) < 0)
-		goto fail;
-	EVP_ENCODE_CTX_free(ctx);
-	*len = (size_t)got + (size_t)tail;
-	return out;
-fail:
-	EVP_ENCODE_CTX_free(ctx);
-	free(out);
-	return NULL;
-}
-
 static const char *png_of(const json_t *output)
 {
 	return json_string_value(json_object_get(json_object_get(output, "data"), "image/png"));
@@ -73,8 +49,7 @@ static int save_png(const json_t *result, size_t index, const char *b64, struct 
 		snprintf(name, sizeof name, "output_%lld_%zu.png", (long long)json_integer_value(count), index);
 	else
 		snprintf(name, sizeof name, "output_%zu.png", index);
-	png = base64_decode(b64, &len);
-	if (!png)
+	if (ax_base64_decode(b64, strlen(b64), &png, &len) < 0)
 		return ax_fail(err, AX_EXIT_FAILURE, "JUPYTER", "output %zu: image/png is not base64", index);
 	path = ax_path_join(s->image_dir, name);
 	rc = path && ax_mkdir_p(s->image_dir, 0755, err) == 0 ? ax_write_file_replace(path, png, len, 0644, err) : -1;

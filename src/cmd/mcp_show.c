@@ -1,9 +1,9 @@
 #include "mcp_show.h"
 
-#include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base64.h"
 #include "fs.h"
 
 bool ax_mcp_is_error(const json_t *result)
@@ -30,28 +30,6 @@ static bool is_binary(const json_t *item)
 	const char *type = json_string_value(json_object_get(item, "type")) ?: "";
 
 	return (strcmp(type, "image") == 0 || strcmp(type, "audio") == 0) && json_is_string(json_object_get(item, "data"));
-}
-
-static unsigned char *base64_decode(const char *text, size_t *len)
-{
-	size_t n = strlen(text);
-	unsigned char *out = malloc(n / 4 * 3 + 4);
-	EVP_ENCODE_CTX *ctx = EVP_ENCODE_CTX_new();
-	int got = 0, tail = 0;
-
-	if (!out || !ctx || n > (size_t)0x7fffffff)
-		goto fail;
-	EVP_DecodeInit(ctx);
-	if (EVP_DecodeUpdate(ctx, out, &got, (const unsigned char *)text, (int)n) < 0 ||
-	    EVP_DecodeFinal(ctx, out + got, &tail) < 0)
-		goto fail;
-	EVP_ENCODE_CTX_free(ctx);
-	*len = (size_t)got + (size_t)tail;
-	return out;
-fail:
-	EVP_ENCODE_CTX_free(ctx);
-	free(out);
-	return NULL;
 }
 
 /* "png" of "image/png"; "bin" when there is nothing usable. */
@@ -98,8 +76,8 @@ int ax_mcp_save_images(const json_t *result, const char *tool, const char *dir, 
 
 		if (!is_binary(item))
 			continue;
-		bytes = base64_decode(json_string_value(json_object_get(item, "data")), &len);
-		if (!bytes)
+		if (ax_base64_decode(json_string_value(json_object_get(item, "data")),
+				     json_string_length(json_object_get(item, "data")), &bytes, &len) < 0)
 			return ax_fail(err, AX_EXIT_FAILURE, "MCP", "content %zu: the data is not base64", i);
 		extension(mime_of(item), ext, sizeof ext);
 		snprintf(name, sizeof name, "%s_%zu.%s", base, ++n, ext);

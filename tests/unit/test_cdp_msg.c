@@ -7,6 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "base64.h"
 #include "cdp_msg.h"
 
 static int parse(const char *text, json_t **doc, struct cdp_msg *m)
@@ -122,18 +123,18 @@ static void test_base64(void **state)
 	size_t len;
 
 	(void)state;
-	assert_int_equal(cdp_base64_decode("aGVsbG8=", 8, &out, &len), 0);
+	assert_int_equal(ax_base64_decode("aGVsbG8=", 8, &out, &len), 0);
 	assert_int_equal(len, 5);
 	assert_memory_equal(out, "hello", 5);
 	free(out);
-	assert_int_equal(cdp_base64_decode("AAEC/w==", 8, &out, &len), 0);
+	assert_int_equal(ax_base64_decode("AAEC/w==", 8, &out, &len), 0);
 	assert_int_equal(len, 4);
 	assert_memory_equal(out, "\x00\x01\x02\xff", 4);
 	free(out);
-	assert_int_equal(cdp_base64_decode("", 0, &out, &len), 0);
+	assert_int_equal(ax_base64_decode("", 0, &out, &len), 0);
 	assert_int_equal(len, 0);
 	free(out);
-	assert_int_equal(cdp_base64_decode("a*b$", 4, &out, &len), -1);
+	assert_int_equal(ax_base64_decode("a*b$", 4, &out, &len), -1);
 	assert_null(out);
 }
 
