@@ -11,6 +11,7 @@
 #include "log.h"
 #include "mcp_builtin.h"
 #include "mcp_jsonrpc.h"
+#include "mcp_name.h"
 #include "mcp_session.h"
 #include "mcp_stdio.h"
 #include "route.h"
@@ -47,18 +48,6 @@ int ag_mcp_fail(struct ag_mcp_error *err, unsigned status, int code, const char 
 	vsnprintf(err->message, sizeof err->message, fmt, ap);
 	va_end(ap);
 	return -1;
-}
-
-static bool good_name(const char *name)
-{
-	size_t i;
-
-	if (!*name || strlen(name) > 64)
-		return false;
-	for (i = 0; name[i]; i++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-", name[i]))
-			return false;
-	return true;
 }
 
 static struct mcp_server *find(struct ag_mcp *m, const char *name)
@@ -111,7 +100,7 @@ static void add_configured(struct ag_mcp *m, const char *servers_json)
 		struct mcp_server *s = &m->servers[m->n];
 		char *log = NULL;
 
-		if (!why && !good_name(name))
+		if (!why && !ax_mcp_name_ok(name))
 			why = "names are 1 to 64 of A-Z a-z 0-9 _ . -";
 		if (!why && find(m, name))
 			why = "the name is taken";

@@ -3,21 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mcp_name.h"
+
 static int bad(ax_error *err, const char *name, const char *what)
 {
 	return ax_fail(err, AX_EXIT_FAILURE, "CONFIG", "Invalid config: mcp.servers.%s: %s", name, what);
-}
-
-static bool good_name(const char *name)
-{
-	size_t i;
-
-	if (!*name || strlen(name) > 64)
-		return false;
-	for (i = 0; name[i]; i++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-", name[i]))
-			return false;
-	return true;
 }
 
 static int check_server(const char *name, const json_t *conf, ax_error *err)
@@ -26,7 +16,7 @@ static int check_server(const char *name, const json_t *conf, ax_error *err)
 	const char *k;
 	size_t i;
 
-	if (!good_name(name))
+	if (!ax_mcp_name_ok(name))
 		return bad(err, name, "a server name is 1 to 64 of A-Z a-z 0-9 _ . -");
 	if (strcmp(name, "sandbox") == 0 || strcmp(name, "browser") == 0)
 		return bad(err, name, "the name of a built-in server");
