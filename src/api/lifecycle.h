@@ -44,4 +44,7 @@ int ax_local_engine_ensure(const char *home, bool verbose, ax_error *err);
 /* The engine's socket path for HOME; malloc'd. */
 char *ax_local_socket_path(const char *home);
 
+/* Does a server accept connections on the unix socket PATH? Never starts one. */
+bool ax_local_socket_answers(const char *path);
+
 #endif

@@ -28,12 +28,15 @@ char *ax_local_socket_path(const char *home)
 	return p;
 }
 
-static bool socket_answers(const char *path)
+bool ax_local_socket_answers(const char *path)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd;
 	bool ok;
 
+	if (!path || strlen(path) >= sizeof addr.sun_path)
+		return false;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return false;
 	snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path);
@@ -83,7 +86,7 @@ int ax_local_engine_ensure(const char *home, bool verbose, ax_error *err)
 		free(sock);
 		return rc;
 	}
-	if (socket_answers(sock)) {
+	if (ax_local_socket_answers(sock)) {
 		free(sock);
 		return 0;
 	}
@@ -110,7 +113,7 @@ int ax_local_engine_ensure(const char *home, bool verbose, ax_error *err)
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	rc = -1;
 	for (;;) {
-		if (socket_answers(sock)) {
+		if (ax_local_socket_answers(sock)) {
 			rc = 0;
 			break;
 		}

@@ -188,16 +188,6 @@ static int unknown_verb(const ax_group_spec *g, const char *word)
 	return AX_EXIT_USAGE;
 }
 
-static bool group_has_verbs(const char *group)
-{
-	const ax_command_spec *c;
-
-	for (c = ax_commands(); c->name; c++)
-		if (strcmp(c->group, group) == 0)
-			return true;
-	return false;
-}
-
 /* `allox-cli help [GROUP [VERB]]` */
 static int help_command(int argc, char **argv)
 {
@@ -210,7 +200,7 @@ static int help_command(int argc, char **argv)
 		return finish_stdout();
 	}
 	g = ax_group_find(argv[0]);
-	if (!g || !group_has_verbs(g->name))
+	if (!g || !ax_group_has_verbs(g->name))
 		return unknown_group(argv[0]);
 	c = ax_command_find(g->name, argc - 1, argv + 1, &words);
 	if (argc == 1 && (!c || c->name[0])) {
@@ -355,7 +345,7 @@ int main(int argc, char **argv)
 	if (ax_hidden_verb(argv[0]))
 		return hidden_command(&g, argc, argv);
 	group = ax_group_find(argv[0]);
-	if (!group || !group_has_verbs(group->name))
+	if (!group || !ax_group_has_verbs(group->name))
 		return unknown_group(argv[0]);
 	cmd = ax_command_find(group->name, argc - 1, argv + 1, &words);
 	if (!cmd) {

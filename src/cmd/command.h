@@ -88,6 +88,8 @@ typedef struct ax_group_spec {
 const ax_group_spec *ax_groups(void);
 const ax_command_spec *ax_commands(void);
 const ax_group_spec *ax_group_find(const char *name);
+/* Does any command row belong to GROUP? */
+bool ax_group_has_verbs(const char *group);
 
 /* Global options (before the verb), for help, completion and man checks. */
 const ax_option_spec *ax_global_options(void);

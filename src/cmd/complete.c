@@ -20,10 +20,7 @@
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "checkpoint.h"
 #include "idcache.h"
@@ -35,23 +32,6 @@
 static bool has_prefix(const char *s, const char *prefix)
 {
 	return !prefix || strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
-static bool socket_answers(const char *path)
-{
-	struct sockaddr_un addr = { .sun_family = AF_UNIX };
-	int fd;
-	bool ok;
-
-	if (!path || strlen(path) >= sizeof addr.sun_path)
-		return false;
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return false;
-	snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path);
-	ok = connect(fd, (struct sockaddr *)&addr, sizeof addr) == 0;
-	close(fd);
-	return ok;
 }
 
 /* The cache's name for the configured server: "local" for the embedded engine. */
@@ -81,7 +61,7 @@ static int refresh(const char *home, json_t *cache, ax_idkind kind)
 	size_t i;
 	char *sock = ax_local_socket_path(home);
 
-	if (!socket_answers(sock)) {
+	if (!ax_local_socket_answers(sock)) {
 		free(sock);
 		return -1;
 	}

@@ -220,22 +220,12 @@ out:
 	return d;
 }
 
-static bool group_has_verbs(const char *group)
-{
-	const ax_command_spec *c;
-
-	for (c = ax_commands(); c->name; c++)
-		if (strcmp(c->group, group) == 0)
-			return true;
-	return false;
-}
-
 static void group_candidates(line_state *st, bool with_help)
 {
 	const ax_group_spec *g;
 
 	for (g = ax_groups(); g->name; g++)
-		if (group_has_verbs(g->name))
+		if (ax_group_has_verbs(g->name))
 			candidate(st, g->name, g->summary);
 	if (with_help)
 		candidate(st, "help", "help on a group or verb");
@@ -327,7 +317,7 @@ static directive line_candidates(line_state *st, int argc, char **argv)
 		return DIRECTIVE_NONE;
 	}
 	grp = ax_group_find(argv[i]);
-	if (!grp || !group_has_verbs(grp->name))
+	if (!grp || !ax_group_has_verbs(grp->name))
 		return DIRECTIVE_NONE;
 	i++;
 	/* Find the verb among the complete words before the current one. */

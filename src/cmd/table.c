@@ -487,6 +487,16 @@ const ax_option_spec *ax_global_options(void)
 	return global_options;
 }
 
+bool ax_group_has_verbs(const char *group)
+{
+	const ax_command_spec *c;
+
+	for (c = commands; c->name; c++)
+		if (strcmp(c->group, group) == 0)
+			return true;
+	return false;
+}
+
 const ax_group_spec *ax_group_find(const char *name)
 {
 	const ax_group_spec *g;
