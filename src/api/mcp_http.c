@@ -74,59 +74,43 @@ json_t *ax_mcp_sse_find(const char *body, size_t len, json_int_t id)
 /* POST MSG; *REPLY (may be NULL for notifications) is the response to ID. */
 static int post(ax_mcp_http *c, const json_t *msg, json_int_t id, long *status, json_t **reply, ax_error *err)
 {
-	ax_http_call call;
-	ax_http_buffer s = { 0 };
-	char line[256];
+	char session[256], version[128];
+	/* Both types in Accept, literally: servers check for each. */
+	const char *headers[4] = { "Accept: application/json, text/event-stream" };
+	size_t n = 1;
+	ax_http_response r;
 	const char *type;
-	int rc = -1;
 
 	*reply = NULL;
-	if (ax_http_begin(c->http, &call, "POST", c->path, err) < 0)
-		return -1;
-	/* Both, literally: servers check for each. */
-	ax_http_add_header(&call, "Accept: application/json, text/event-stream");
-	ax_http_add_header(&call, "Content-Type: application/json");
 	if (c->session) {
-		snprintf(line, sizeof line, "Mcp-Session-Id: %s", c->session);
-		ax_http_add_header(&call, line);
+		snprintf(session, sizeof session, "Mcp-Session-Id: %s", c->session);
+		headers[n++] = session;
 	}
 	if (c->version) {
-		snprintf(line, sizeof line, "MCP-Protocol-Version: %s", c->version);
-		ax_http_add_header(&call, line);
+		snprintf(version, sizeof version, "MCP-Protocol-Version: %s", c->version);
+		headers[n++] = version;
 	}
-	call.payload = json_dumps(msg, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	if (!call.payload) {
-		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
-		goto out;
-	}
-	curl_easy_setopt(call.curl, CURLOPT_POSTFIELDS, call.payload);
-	curl_easy_setopt(call.curl, CURLOPT_WRITEFUNCTION, ax_http_buffer_write);
-	curl_easy_setopt(call.curl, CURLOPT_WRITEDATA, &s);
-	if (ax_http_perform(&call, status, err) < 0)
-		goto out;
-	if (s.oom) {
-		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory reading the response");
-		goto out;
-	}
-	if (*status == 200 && id > 0 && s.data) {
+	if (ax_http_request_headers(c->http, "POST", c->path, headers, msg, &r, err) < 0)
+		return -1;
+	*status = r.status;
+	if (r.status == 200 && id > 0 && r.len) {
 		type = ax_http_last_header(c->http, "Content-Type");
 		if (type && strncasecmp(type, "text/event-stream", 17) == 0)
-			*reply = ax_mcp_sse_find(s.data, s.len, id);
+			*reply = ax_mcp_sse_find(r.body, r.len, id);
 		else
-			*reply = json_loadb(s.data, s.len, 0, NULL);
-	} else if (*status >= 400 && s.data) {
-		json_t *body = json_loadb(s.data, s.len, 0, NULL);
+			*reply = json_loadb(r.body, r.len, 0, NULL);
+	} else if (r.status >= 400 && r.len) {
+		json_t *body = json_loadb(r.body, r.len, 0, NULL);
 		const char *m = json_string_value(json_object_get(json_object_get(body, "error"), "message"));
 
-		ax_fail(err, AX_EXIT_FAILURE, "MCP", "MCP endpoint %s: HTTP %ld: %.300s", c->path, *status, m ? m : s.data);
+		ax_fail(err, AX_EXIT_FAILURE, "MCP", "MCP endpoint %s: HTTP %ld: %.300s", c->path, r.status,
+			m ? m : r.body);
 		json_decref(body);
-		goto out;
+		ax_http_response_free(&r);
+		return -1;
 	}
-	rc = 0;
-out:
-	free(s.data);
-	ax_http_end(&call);
-	return rc;
+	ax_http_response_free(&r);
+	return 0;
 }
 
 static int exchange(ax_mcp_http *c, const char *method, json_t *params, json_t **result, ax_error *err)

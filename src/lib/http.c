@@ -163,6 +163,14 @@ void ax_http_end(ax_http_call *call)
 int ax_http_request(ax_http *c, const char *method, const char *path, const json_t *body,
 		    ax_http_response *resp, ax_error *err)
 {
+	static const char *const accept_json[] = { "Accept: application/json", NULL };
+
+	return ax_http_request_headers(c, method, path, accept_json, body, resp, err);
+}
+
+int ax_http_request_headers(ax_http *c, const char *method, const char *path, const char *const *headers,
+			    const json_t *body, ax_http_response *resp, ax_error *err)
+{
 	ax_http_call call;
 	ax_http_buffer s = { 0 };
 	int ret = -1;
@@ -170,7 +178,8 @@ int ax_http_request(ax_http *c, const char *method, const char *path, const json
 	memset(resp, 0, sizeof *resp);
 	if (ax_http_begin(c, &call, method, path, err) < 0)
 		goto out;
-	ax_http_add_header(&call, "Accept: application/json");
+	for (; headers && *headers; headers++)
+		ax_http_add_header(&call, *headers);
 	if (body) {
 		call.payload = json_dumps(body, JSON_COMPACT | JSON_PRESERVE_ORDER);
 		if (!call.payload) {

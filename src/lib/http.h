@@ -40,6 +40,11 @@ void ax_http_response_free(ax_http_response *r);
 int ax_http_request(ax_http *c, const char *method, const char *path, const json_t *body,
 		    ax_http_response *resp, ax_error *err);
 
+/* The same with HEADERS ("Name: value", NULL-terminated) instead of the
+ * default "Accept: application/json". */
+int ax_http_request_headers(ax_http *c, const char *method, const char *path, const char *const *headers,
+			    const json_t *body, ax_http_response *resp, ax_error *err);
+
 /*
  * Lower level, for streaming: begin prepares the connection's handle with the
  * URL, method, base headers, timeout and socket; the caller then sets its own
