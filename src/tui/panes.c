@@ -61,6 +61,16 @@ void ax_tui_windows(ax_tui *t)
 }
 
 /* Icon and colour of a state, like the table renderer's state column. */
+/* A state icon, in its colour when the terminal has colours. */
+static void draw_icon(const ax_tui *t, WINDOW *w, const char *icon, int pair)
+{
+	if (t->colors && pair)
+		wattron(w, COLOR_PAIR(pair));
+	waddstr(w, icon);
+	if (t->colors && pair)
+		wattroff(w, COLOR_PAIR(pair));
+}
+
 static const char *state_icon(const char *state, bool utf8, int *pair)
 {
 	char s[32];
@@ -149,11 +159,7 @@ static void draw_sessions(ax_tui *t)
 			wattron(w, A_BOLD);
 		waddstr(w, is_current ? (t->utf8 ? "\u25b6" : ">") : " ");
 		waddstr(w, " ");
-		if (t->colors && pair)
-			wattron(w, COLOR_PAIR(pair));
-		waddstr(w, icon);
-		if (t->colors && pair)
-			wattroff(w, COLOR_PAIR(pair));
+		draw_icon(t, w, icon, pair);
 		waddstr(w, " ");
 		waddnstr(w, id ? id : "?", width - 4);
 		/* The state in words when it fits (a full row would wrap the cursor). */
@@ -220,11 +226,7 @@ static void draw_checkpoints(ax_tui *t)
 		wmove(w, i + 1, 0);
 		wattrset(w, selected ? (focused ? A_REVERSE : A_UNDERLINE) : A_NORMAL);
 		waddstr(w, " ");
-		if (t->colors && pair)
-			wattron(w, COLOR_PAIR(pair));
-		waddstr(w, icon);
-		if (t->colors && pair)
-			wattroff(w, COLOR_PAIR(pair));
+		draw_icon(t, w, icon, pair);
 		snprintf(line, sizeof line, " %-12s %.8s %s", name && *name ? name : "-", id ? id : "?",
 			 state ? state : "");
 		waddnstr(w, line, width - getcurx(w));
