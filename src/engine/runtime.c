@@ -195,7 +195,9 @@ static int open_fds(const ax_rt_spec *s, const ax_cgroup *cg, launch *l, ax_erro
 
 		if (!cg->dir[k][0])
 			continue;
-		snprintf(path, sizeof path, "%s/cgroup.procs", cg->dir[k]);
+		/* v1: the setup process moves itself through "tasks" (see setup()); v2
+		 * has no such path for a domain cgroup and takes the pid in cgroup.procs. */
+		snprintf(path, sizeof path, "%s/%s", cg->dir[k], k == AX_CG_V2 ? "cgroup.procs" : "tasks");
 		l->cg_fds[k] = high_fd(open(path, O_WRONLY | O_CLOEXEC));
 		if (l->cg_fds[k] < 0)
 			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot open %s: %s", path, strerror(errno));
