@@ -385,14 +385,14 @@ static int receive(xfer *x, int fd, size_t chunk, bool *keep)
 		used = http_parser_execute(&parser, &settings, buf, (size_t)n);
 		if (x->aborted)
 			goto out;
-		if (HTTP_PARSER_ERRNO(&parser) != HPE_OK && HTTP_PARSER_ERRNO(&parser) != HPE_PAUSED) {
-			failf(call, "bad HTTP response: %s", http_errno_description(HTTP_PARSER_ERRNO(&parser)));
-			goto out;
-		}
 		if (n == 0 && !x->complete) {
 			x->dead = !x->got_bytes;
 			failf(call, x->got_bytes ? "the connection closed before the response was complete"
 						 : "empty reply from server");
+			goto out;
+		}
+		if (HTTP_PARSER_ERRNO(&parser) != HPE_OK && HTTP_PARSER_ERRNO(&parser) != HPE_PAUSED) {
+			failf(call, "bad HTTP response: %s", http_errno_description(HTTP_PARSER_ERRNO(&parser)));
 			goto out;
 		}
 		(void)used;
