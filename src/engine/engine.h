@@ -59,6 +59,10 @@ void ax_resp_error(ax_resp *resp, int status, const char *code, const char *fmt,
 /* store.c */
 int ax_store_load(ax_engine *e, ax_error *err);
 int ax_store_save(ax_engine *e, json_t *record, ax_error *err);
+/* The same, atomic but not flushed to disk: for the record of a sandbox being
+ * created, which only has to survive an engine crash (the page cache does),
+ * and is written durably once the sandbox runs. */
+int ax_store_save_pending(ax_engine *e, json_t *record, ax_error *err);
 char *ax_store_dir(const ax_engine *e, const char *id);
 
 /* sandboxes.c */

@@ -491,7 +491,8 @@ static void create(ax_engine *e, const ax_req *req, ax_resp *resp)
 		free(dir);
 		return;
 	}
-	if (!dir || ax_mkdir_p(dir, 0700, &err) < 0 || ax_store_save(e, rec, &err) < 0 || spawn(e, rec, &err) < 0) {
+	if (!dir || ax_mkdir_p(dir, 0700, &err) < 0 || ax_store_save_pending(e, rec, &err) < 0 ||
+	    spawn(e, rec, &err) < 0) {
 		ax_engine_log(e, "create %s failed: %s", id, err.message);
 		ax_resp_error(resp, 500, "SANDBOX::PROVISIONING_ERROR", "cannot start sandbox: %s", err.message);
 		if (dir)
