@@ -189,6 +189,21 @@ int ax_http_set_payload(ax_http_call *call, const char *data, size_t len)
 	return 0;
 }
 
+/* Proxies, and which hosts skip them (no_proxy), are libcurl's business:
+ * with one configured, plain http goes through libcurl too. */
+static bool proxy_configured(void)
+{
+	static const char *const vars[] = { "http_proxy", "all_proxy", "ALL_PROXY", NULL };
+
+	for (const char *const *v = vars; *v; v++) {
+		const char *value = getenv(*v);
+
+		if (value && *value)
+			return true;
+	}
+	return false;
+}
+
 int ax_http_perform(ax_http_call *call, long *status, ax_error *err)
 {
 	int rc;
@@ -199,7 +214,7 @@ int ax_http_perform(ax_http_call *call, long *status, ax_error *err)
 		fprintf(stderr, "[verbose] %s %s%s%s\n", call->method, call->url, call->unix_socket ? " via " : "",
 			call->unix_socket ? call->unix_socket : "");
 	call->errbuf[0] = '\0';
-	if (strncmp(call->url, "https://", 8) == 0)
+	if (strncmp(call->url, "https://", 8) == 0 || (!call->unix_socket && proxy_configured()))
 		rc = ax_http_curl_perform(call);
 	else
 		rc = ax_http_native_perform(call);

@@ -153,6 +153,9 @@ int ax_http_curl_perform(ax_http_call *call)
 	g = (glue){ api, call, cc->easy };
 	for (size_t i = 0; i < call->nheaders; i++)
 		headers = api->slist_append(headers, call->headers[i]);
+	/* No 100-continue round trip before a body: our servers read it either way. */
+	if (call->read_cb || call->payload)
+		headers = api->slist_append(headers, "Expect:");
 	api->easy_setopt(g.curl, CURLOPT_URL, call->url);
 	api->easy_setopt(g.curl, CURLOPT_CUSTOMREQUEST, call->method);
 	if (strcmp(call->method, "GET") == 0)

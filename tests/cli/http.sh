@@ -57,7 +57,12 @@ expect_rc 1
 expect_err_has "cannot connect to 127.0.0.1 port 1: Connection refused"
 one_error
 
-t "allox-cli does not link libcurl: it loads it for https only"
+t "with http_proxy set, plain http goes through the proxy (libcurl's proxy handling)"
+: > "$TMP/log"
+http_proxy="http://127.0.0.1:$(cat "$TMP/port")" ALLOX_DOMAIN=example.invalid:8080 run allox sandbox list
+grep -q "^GET http://example.invalid:8080/v1/sandboxes" "$TMP/log" || fail "not sent to the proxy: $(cat "$TMP/log")"
+
+t "allox-cli does not link libcurl: it loads it for https and proxies only"
 ldd "$ALLOX_CLI" | grep -q libcurl && fail "libcurl linked: $(ldd "$ALLOX_CLI" | grep libcurl)"
 
 t "https goes through libcurl and verifies the certificate"
