@@ -11,7 +11,6 @@
 int ax_http_init(ax_http *c, const char *base, const char *unix_socket, long timeout_s, ax_error *err)
 {
 	memset(c, 0, sizeof *c);
-	c->fd = -1;
 	c->base = strdup(base);
 	c->unix_socket = unix_socket ? strdup(unix_socket) : NULL;
 	c->headers = json_object();
@@ -33,7 +32,6 @@ void ax_http_free(ax_http *c)
 	json_decref(c->headers);
 	json_decref(c->last_headers);
 	memset(c, 0, sizeof *c);
-	c->fd = -1;
 }
 
 void ax_http_set_header(ax_http *c, const char *name, const char *value)
@@ -79,9 +77,10 @@ char *ax_http_escape(const char *s)
 
 	if (!out)
 		return NULL;
-	/* RFC 3986 unreserved characters stay; every other byte is %XX. */
+	/* RFC 3986 unreserved characters (ASCII, whatever the locale) stay; every other byte is %XX. */
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (isalnum(*p) || *p == '-' || *p == '.' || *p == '_' || *p == '~') {
+		if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' ||
+		    *p == '.' || *p == '_' || *p == '~') {
 			*o++ = (char)*p;
 		} else {
 			*o++ = '%';

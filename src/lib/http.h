@@ -25,7 +25,8 @@ typedef struct ax_http {
 	json_t *headers;     /* name -> value, sent with every request */
 	long timeout_s;      /* whole-request timeout; 0 = none */
 	bool verbose;        /* log each request to stderr */
-	int fd;              /* plain http: the kept-alive connection, -1 when none */
+	int fd;              /* plain http: the kept-alive connection when CONNECTED */
+	bool connected;
 	void *curl;          /* https: one easy handle reused across requests, so its connection is too */
 	json_t *last_headers; /* lower-case name -> value of the last response */
 } ax_http;

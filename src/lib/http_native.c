@@ -62,10 +62,12 @@ static int failf(ax_http_call *call, const char *fmt, ...)
 	return -1;
 }
 
+/* A zeroed ax_http (never initialised) has no connection, not fd 0. */
 void ax_http_native_close(ax_http *c)
 {
-	if (c->fd >= 0)
+	if (c->connected)
 		close(c->fd);
+	c->connected = false;
 	c->fd = -1;
 }
 
@@ -438,13 +440,12 @@ int ax_http_native_perform(ax_http_call *call)
 		x.last_move = now_ms();
 		if (call->timeout_s > 0)
 			x.deadline = x.last_move + call->timeout_s * 1000LL;
-		reused = c->fd >= 0;
+		reused = c->connected;
 		if (!reused) {
 			c->fd = connect_fd(&x, host, port);
-			if (c->fd < 0) {
-				c->fd = -1;
+			if (c->fd < 0)
 				break;
-			}
+			c->connected = true;
 		}
 		rc = send_all(&x, c->fd, head, head_len);
 		x.up = 0; /* progress counts body bytes, as libcurl does */
