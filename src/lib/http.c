@@ -144,7 +144,8 @@ int ax_http_begin(ax_http *c, ax_http_call *call, const char *method, const char
 	call->unix_socket = c->unix_socket;
 	if (asprintf(&call->url, "%s%s", c->base, path) < 0) {
 		call->url = NULL;
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return -1;
 	}
 	json_object_foreach(c->headers, name, value) {
 		if (asprintf(&line, "%s: %s", name, json_string_value(value)) < 0)
@@ -207,7 +208,7 @@ int ax_http_perform(ax_http_call *call, long *status, ax_error *err)
 {
 	int rc;
 
-	if (call->oom)
+	if (call->oom || !call->url)
 		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
 	if (call->verbose)
 		fprintf(stderr, "[verbose] %s %s%s%s\n", call->method, call->url, call->unix_socket ? " via " : "",
