@@ -1,0 +1,3 @@
+#!/bin/sh
+. "${TESTS_DIR:-tests}/cli/lib.sh"
+done_testing
