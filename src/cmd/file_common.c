@@ -39,6 +39,13 @@ void ax_file_disconnect(ax_file_conn *c)
 	c->execd_open = c->lc_open = false;
 }
 
+int ax_file_explain(ax_file_conn *c, const char *id, int rc, ax_error *err)
+{
+	if (rc < 0 && c->lc_open)
+		ax_runtime_explain(&c->lc, id, err);
+	return rc;
+}
+
 int ax_file_check_encoding(const ax_args *args, ax_error *err)
 {
 	const char *e = ax_arg_string(args, "encoding");

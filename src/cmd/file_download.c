@@ -220,6 +220,7 @@ int ax_cmd_file_download(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_er
 			      (json_int_t)(recursive ? got.directories + 1 : 0));
 	res->view.title = "File Downloaded";
 out:
+	rc = ax_file_explain(&c, id, rc, err);
 	ax_file_disconnect(&c);
 	target_free(&tg);
 	free(id);

@@ -384,6 +384,16 @@ static int do_get(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc, const char
 	res->kind = AX_RESULT_DATA;
 	res->data = json_pack("{s:O, s:s, s:o}", "id", json_object_get(s, "id"), "state", state_of(s) ?: "Unknown",
 			      "image", image_of(s));
+	{
+		/* Why it is in that state (its agent died, its entrypoint exited...);
+		 * a running sandbox's message is only the engine's note on limits. */
+		const json_t *st = json_object_get(s, "status");
+		const char *msg = json_string_value(json_object_get(st, "message"));
+		const char *reason = json_string_value(json_object_get(st, "reason"));
+
+		if (msg && *msg && !(reason && strcmp(reason, "SANDBOX_RUNNING") == 0))
+			json_object_set_new(res->data, "message", json_string(msg));
+	}
 	res->view.title = "Sandbox";
 	json_decref(s);
 	return 0;
