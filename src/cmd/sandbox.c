@@ -150,6 +150,7 @@ double ax_wait_ready(ax_ctx *ctx, ax_lifecycle *lc, const char *id, long long ti
 		goto out;
 	json_object_foreach(headers, k, v)
 		ax_http_set_header(&http, k, json_string_value(v));
+	http.no_retry = true;  /* this loop is the retry, with its own faster pace */
 	if (ctx->verbose)
 		fprintf(stderr, "[verbose] AIO health check: GET %s%s (timeout %llds)\n", url, path, timeout_s);
 	snprintf(last.message, sizeof last.message, "no answer");

@@ -234,7 +234,8 @@ int ax_http_request_headers(ax_http *c, const char *method, const char *path, co
 
 		ret = request_once(c, method, path, headers, body, resp, e);
 		transport = ret < 0 && strcmp(e->code, "CONNECTION") == 0;
-		if ((ret < 0 && !transport) || !ax_http_should_retry(method, transport, ret < 0 ? 0 : resp->status, attempt))
+		if ((ret < 0 && !transport) || c->no_retry ||
+		    !ax_http_should_retry(method, transport, ret < 0 ? 0 : resp->status, attempt))
 			return ret;
 		if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
 			r = 0x80000000u;

@@ -21,6 +21,7 @@ typedef struct ax_http {
 	json_t *headers;     /* name -> value, sent with every request */
 	long timeout_s;      /* whole-request timeout; 0 = none */
 	bool verbose;        /* log each request to stderr */
+	bool no_retry;       /* a caller with its own retry loop (a readiness probe): one attempt */
 	void *curl;          /* one easy handle reused across requests, so its connection is too */
 } ax_http;
 
