@@ -128,8 +128,8 @@ expect_requests GET 1
 run allox sandbox list -o json
 expect_rc 1
 expect_empty_out
-[ "$(wc -l < "$TMP/err")" -eq 1 ] && jq -e '.error.message | contains("missing or wrong API key")' "$TMP/err" >/dev/null ||
-	fail "not one JSON error"
+[ "$(wc -l < "$TMP/err")" -eq 1 ] || fail "not one line"
+jq -e '.error.message | contains("missing or wrong API key")' "$TMP/err" >/dev/null || fail "not a JSON error"
 stop_fake
 allox config set connection.domain local >/dev/null
 
@@ -188,7 +188,9 @@ jq -e --arg id "$half" 'map(select(.id == $id)) | length == 0' "$TMP/out" >/dev/
 [ ! -e "$STATE/$half" ] || fail "state dir of the half-made sandbox left"
 [ "$(ls "$STATE" | wc -l)" -eq "$before" ] || fail "state dirs: $(ls "$STATE")"
 [ -n "$half_init" ] && alive "$half_init" && fail "the half-made sandbox's agent still runs"
-ls /sys/fs/cgroup/*/allox/ 2>/dev/null | grep -q "$half" && fail "cgroup of the half-made sandbox left"
+for cg in /sys/fs/cgroup/*/allox/"$half" /sys/fs/cgroup/allox/"$half"; do
+	[ -e "$cg" ] && fail "cgroup left: $cg"
+done
 grep -q "removing $half: the engine stopped while creating it" "$ALLOX_HOME/engine.log" || fail "not logged"
 
 new_sandbox
