@@ -155,6 +155,8 @@ static int download_one(ax_file_conn *c, ax_file_xfer *t, const char *remote, co
 	if (!part)
 		return oom(err);
 	rc = ax_file_fetch(c, t, remote, part, bytes, err);
+	if (rc < 0)
+		ax_file_error_rename(err, part, tg->given);
 	if (rc < 0 && err->exit_code == AX_EXIT_FAILURE && strcmp(err->code, "CONNECTION") != 0)
 		suggest_recursive(c, remote, err);
 	if (rc == 0 && rename(part, tg->abs) < 0) {

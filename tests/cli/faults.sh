@@ -305,7 +305,7 @@ mkdir -p "$MNT"
 if mount -t tmpfs -o size=1m tmpfs "$MNT" 2>"$TMP/mount.err"; then
 	run allox file download /home/gem/big4 "$MNT/big4"
 	expect_rc 1
-	expect_one_error "No space left on device"
+	expect_one_error "Cannot write $MNT/big4: No space left on device"   # the target, not the staging name
 	[ -z "$(ls -A "$MNT")" ] || fail "left on the full disk: $(ls -A "$MNT")"
 	run allox file download -r /home/gem "$MNT/tree"
 	expect_rc 1
