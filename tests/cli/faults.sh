@@ -130,6 +130,24 @@ expect_rc 1
 expect_empty_out
 [ "$(wc -l < "$TMP/err")" -eq 1 ] || fail "not one line"
 jq -e '.error.message | contains("missing or wrong API key")' "$TMP/err" >/dev/null || fail "not a JSON error"
+# The server is the lifecycle API and the sandbox's runtime at once: the
+# endpoint answer points back at it.
+ENDPOINT='200:{"endpoint":"127.0.0.1:{PORT}","headers":{"X-EXECD-ACCESS-TOKEN":"t"}}'
+SID=0b7a5f4e-0000-4000-8000-000000000001
+
+t "a streamed download (file cat) that loses its connection is not retried"
+fake "$ENDPOINT" close
+run allox file cat "$SID" /etc/hostname
+expect_rc 1
+expect_one_error "Empty reply from server"
+[ "$(grep -c '^GET /files/download' "$TMP/requests")" -eq 1 ] || fail "the stream was retried"
+
+t "a command (run, a POST stream) that meets 503 is not retried"
+fake "$ENDPOINT" '503:{"code":"UNAVAILABLE","message":"busy"}'
+run allox run "$SID" echo hi
+expect_rc 1
+expect_one_error "busy"
+expect_requests POST 1
 stop_fake
 allox config set connection.domain local >/dev/null
 

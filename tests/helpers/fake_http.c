@@ -5,7 +5,8 @@
  * Binds 127.0.0.1:0, prints the port on stdout (and writes it to --portfile),
  * then answers one request per connection, in order, with the next STEP; the
  * last STEP repeats. A STEP is:
- *   STATUS[:BODY]  answer STATUS with BODY (JSON content type), then close
+ *   STATUS[:BODY]  answer STATUS with BODY (JSON content type), then close;
+ *                  "{PORT}" in BODY becomes the server's port
  *   hang           read the request and never answer (the connection stays open)
  *   close          read the request and close without answering
  * Each request is appended to --log as "METHOD TARGET" (one line), so a test
@@ -84,20 +85,40 @@ static void write_all(int fd, const char *s, size_t n)
 	}
 }
 
-static void answer(int fd, const char *step)
+/* STEP's body with every "{PORT}" replaced by PORT (so an endpoint answer
+ * can point back at this server); malloc'd. */
+static char *body_of(const char *step, int port)
+{
+	const char *b = strchr(step, ':'), *at;
+	char *out, *o;
+
+	b = b ? b + 1 : "";
+	out = malloc(strlen(b) * 2 + 16);
+	if (!out)
+		die("malloc");
+	for (o = out; (at = strstr(b, "{PORT}")); b = at + 6) {
+		memcpy(o, b, (size_t)(at - b));
+		o += at - b;
+		o += sprintf(o, "%d", port);
+	}
+	strcpy(o, b);
+	return out;
+}
+
+static void answer(int fd, const char *step, int port)
 {
 	char head[256];
-	const char *body = strchr(step, ':');
+	char *body = body_of(step, port);
 	long status = strtol(step, NULL, 10);
 	int n;
 
-	body = body ? body + 1 : "";
 	n = snprintf(head, sizeof head,
 		     "HTTP/1.1 %ld Scripted\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
 		     "Connection: close\r\n\r\n",
 		     status, strlen(body));
 	write_all(fd, head, (size_t)n);
 	write_all(fd, body, strlen(body));
+	free(body);
 }
 
 int main(int argc, char **argv)
@@ -176,7 +197,7 @@ int main(int argc, char **argv)
 		else if (strcmp(argv[step], "close") == 0 || strcmp(argv[step], "hang") == 0)
 			close(fd);
 		else {
-			answer(fd, argv[step]);
+			answer(fd, argv[step], ntohs(sa.sin_port));
 			shutdown(fd, SHUT_WR);
 			close(fd);
 		}
