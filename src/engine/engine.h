@@ -19,6 +19,7 @@ typedef struct ax_engine {
 	char *agent_path;      /* allox-agent on the host */
 	char *api_key;         /* required on TCP unless insecure */
 	const char *clock_file;/* test-only clock offset (ALLOX_ENGINE_CLOCK_OFFSET_FILE) */
+	long create_delay_ms;  /* test-only pause between spawn and Running (ALLOX_ENGINE_TEST_CREATE_DELAY_MS) */
 	FILE *log;
 	pthread_mutex_t lock;  /* guards sandboxes and every record */
 	json_t *sandboxes;     /* id -> record (see store.c) */

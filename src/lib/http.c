@@ -7,6 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/random.h>
+
+#include "http_retry.h"
 
 int ax_http_init(ax_http *c, const char *base, const char *unix_socket, long timeout_s, ax_error *err)
 {
@@ -250,8 +254,8 @@ int ax_http_request(ax_http *c, const char *method, const char *path, const json
 	return ax_http_request_headers(c, method, path, accept_json, body, resp, err);
 }
 
-int ax_http_request_headers(ax_http *c, const char *method, const char *path, const char *const *headers,
-			    const json_t *body, ax_http_response *resp, ax_error *err)
+static int request_once(ax_http *c, const char *method, const char *path, const char *const *headers,
+			const json_t *body, ax_http_response *resp, ax_error *err)
 {
 	ax_http_call call;
 	ax_http_buffer s = { 0 };
@@ -291,4 +295,42 @@ out:
 	free(s.data);
 	ax_http_end(&call);
 	return ret;
+}
+
+/* Idempotent reads that failed in transit or met a gateway error are tried
+ * again a bounded number of times (policy: http_retry.h); streams use
+ * ax_http_begin/perform and are never retried. */
+int ax_http_request_headers(ax_http *c, const char *method, const char *path, const char *const *headers,
+			    const json_t *body, ax_http_response *resp, ax_error *err)
+{
+	ax_error local = { 0 };
+	ax_error *e = err ? err : &local;
+	int attempt, ret;
+
+	for (attempt = 1;; attempt++) {
+		unsigned int r = 0x80000000u;
+		long ms;
+		bool transport;
+
+		ret = request_once(c, method, path, headers, body, resp, e);
+		transport = ret < 0 && strcmp(e->code, "CONNECTION") == 0;
+		if ((ret < 0 && !transport) || c->no_retry ||
+		    !ax_http_should_retry(method, transport, ret < 0 ? 0 : resp->status, attempt))
+			return ret;
+		if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
+			r = 0x80000000u;
+		ms = ax_http_backoff_ms(attempt, r / 4294967296.0);
+		if (c->verbose) {
+			if (ret < 0)
+				fprintf(stderr, "[verbose]   retry %d/%d in %ld ms: %s\n", attempt + 1, AX_HTTP_RETRY_ATTEMPTS, ms,
+					e->message);
+			else
+				fprintf(stderr, "[verbose]   retry %d/%d in %ld ms: HTTP %ld\n", attempt + 1, AX_HTTP_RETRY_ATTEMPTS,
+					ms, resp->status);
+		}
+		if (ret == 0)
+			ax_http_response_free(resp);
+		ax_error_clear(e);
+		nanosleep(&(struct timespec){ ms / 1000, (ms % 1000) * 1000000L }, NULL);
+	}
 }

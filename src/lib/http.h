@@ -25,9 +25,10 @@ typedef struct ax_http {
 	json_t *headers;     /* name -> value, sent with every request */
 	long timeout_s;      /* whole-request timeout; 0 = none */
 	bool verbose;        /* log each request to stderr */
+	bool no_retry;       /* a caller with its own retry loop (a readiness probe): one attempt */
 	int fd;              /* plain http: the kept-alive connection when CONNECTED */
 	bool connected;
-	void *curl;          /* https: one easy handle reused across requests, so its connection is too */
+	void *curl;          /* https: libcurl and one handle reused across requests, so its connection is too */
 	json_t *last_headers; /* lower-case name -> value of the last response */
 } ax_http;
 
