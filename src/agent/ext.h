@@ -20,7 +20,7 @@
 
 /* Bump when struct ag_ext_api, struct ag_ext_config, struct ag_ctx or
  * struct ag_req change meaning. */
-#define AG_EXT_ABI 1
+#define AG_EXT_ABI 1u
 #define AG_EXT_SYMBOL "ag_ext_api_v1"
 /* The module's file name; it sits in the agent's directory. */
 #define AG_EXT_FILE "allox-agent-ext.so"
