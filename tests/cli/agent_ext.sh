@@ -77,12 +77,12 @@ t "the module is bind-mounted read-only beside the agent in /.allox/bin"
 awk '$5 == "/.allox/bin/allox-agent-ext.so" { print $6 }' "/proc/$PID/mountinfo" > "$TMP/mnt"
 grep -q '^ro' "$TMP/mnt" || fail "mount options: $(cat "$TMP/mnt")"
 
-t "the first Jupyter call loads the module, and with it libzmq and OpenSSL"
+t "the first Jupyter call loads the module, and with it libzmq, libwebsockets and OpenSSL"
 run allox aio jupyter run -c "print(6 * 7)"
 expect_rc 0
 expect_out "42"
 heavy=$(heavy_libs "$PID" | tr '\n' ' ')
-for lib in allox-agent-ext.so libzmq.so libcrypto.so; do
+for lib in allox-agent-ext.so libzmq.so libwebsockets.so libcrypto.so; do
 	case " $heavy" in *" $lib"*) ;; *) fail "$lib not mapped after a Jupyter call: $heavy" ;; esac
 done
 
