@@ -86,6 +86,19 @@ for lib in allox-agent-ext.so libzmq.so libwebsockets.so libcrypto.so; do
 	case " $heavy" in *" $lib"*) ;; *) fail "$lib not mapped after a Jupyter call: $heavy" ;; esac
 done
 
+t "in a rootfs image, where the agent runs through /.allox/ld.so, the module loads too"
+mkdir -p "$TMP/rootfs/etc"
+allox sandbox create -i "rootfs:$TMP/rootfs" -o json > "$TMP/rfs" || fail "cannot create a rootfs sandbox"
+RID=$(jq -r .id "$TMP/rfs")
+RPID=$(jq -r .runtime.initPid "$STATE/$RID/record.json")
+tr '\0' ' ' < "/proc/$RPID/cmdline" | grep -q '^/.allox/ld.so .*/.allox/bin/allox-agent ' ||
+	fail "agent not run through the loader: $(tr '\0' ' ' < "/proc/$RPID/cmdline")"
+run allox aio mcp servers -o json "$RID"
+expect_rc 0
+jq -e '.servers | index("sandbox")' "$TMP/out" >/dev/null || fail "servers: $(cat "$TMP/out") $(cat "$TMP/err")"
+heavy_libs "$RPID" | grep -q allox-agent-ext.so || fail "module not mapped"
+allox sandbox kill "$RID" >/dev/null || fail "kill"
+
 t "core routes work without the module and never load it"
 mkdir -p "$TMP/full"
 start_agent "$TMP/full" "$ALLOX_AGENT"
