@@ -151,4 +151,15 @@ call GET /ping
 expect_code 200
 stop_agent
 
+t "a shared object that is no extension module gives 503 saying so"
+jansson=$(ldd "$ALLOX_AGENT" | awk '$1 ~ /^libjansson\.so/ { print $3 }')
+[ -f "$jansson" ] || fail "no libjansson in ldd $ALLOX_AGENT"
+cp "$jansson" "$TMP/broken/bin/allox-agent-ext.so"
+start_agent "$TMP/broken" "$TMP/broken/bin/allox-agent"
+call GET /v1/browser/info
+expect_503_naming "not an allox-agent extension module"
+call GET /v1/sandbox
+expect_code 200
+stop_agent
+
 done_testing
