@@ -24,6 +24,7 @@ heavy_libs() {
 # APID and PORT.
 start_agent() {
 	mkdir -p "$1/run"
+	rm -f "$1/port"
 	"$ALLOX_LISTEN_FD" "$1/port" --token "$TOKEN" "$2" --listen-fd 3 --token-fd 4 --sandbox-id sb-ext \
 		--status-file "$1/run/entrypoint.json" 2>"$1/err" &
 	APID=$!
@@ -114,6 +115,26 @@ call GET /v1/mcp/servers
 expect_code 200
 jq -e '.success == true and (.data | index("sandbox"))' "$TMP/body" >/dev/null || fail "servers: $(cat "$TMP/body")"
 heavy_libs "$APID" | grep -q allox-agent-ext.so || fail "module not mapped after GET /v1/mcp/servers"
+stop_agent
+
+t "concurrent first requests load the module once and all get their answer"
+mkdir -p "$TMP/race"
+start_agent "$TMP/race" "$ALLOX_AGENT"
+for i in 1 2 3 4 5 6; do
+	case $i in 1 | 4) p=/v1/jupyter/info ;; 2 | 5) p=/v1/mcp/servers ;; *) p=/v1/jupyter/sessions ;; esac
+	curl -s -o "$TMP/race/body$i" -w '%{http_code}' --max-time 60 -H "X-EXECD-ACCESS-TOKEN: $TOKEN" \
+		"http://127.0.0.1:$PORT$p" > "$TMP/race/code$i" &
+	curls="${curls:-} $!"
+done
+# Not a bare wait: the agent is a background job too.
+for c in $curls; do
+	wait "$c"
+done
+for i in 1 2 3 4 5 6; do
+	[ "$(cat "$TMP/race/code$i")" = 200 ] || fail "request $i: HTTP $(cat "$TMP/race/code$i"): $(cat "$TMP/race/body$i")"
+done
+n=$(grep -c "loaded .*allox-agent-ext.so" "$TMP/race/err")
+[ "$n" = 1 ] || fail "module loaded $n times: $(cat "$TMP/race/err")"
 stop_agent
 
 t "without its module the agent answers 503 naming it, and serves the rest"
