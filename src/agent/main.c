@@ -33,10 +33,8 @@
 #include "auth.h"
 #include "error.h"
 #include "execd_registry.h"
-#include "jupyter.h"
-#include "browser.h"
+#include "ext_loader.h"
 #include "log.h"
-#include "mcp.h"
 #include "reaper.h"
 #include "route.h"
 #include "server.h"
@@ -75,9 +73,8 @@ struct agent {
 	int have_reaper;
 	struct aio_sessions *aio_sessions;
 	struct execd_registry *execd;
-	struct ag_jupyter *jupyter;
-	struct ag_browser *browser;
-	struct ag_mcp *mcp;
+	struct ag_ext *ext;         /* Jupyter, browser, MCP: loaded on first use */
+	char *ext_path;
 	struct ag_supervisor sup;
 	struct ag_server server;
 	int sigfd;
@@ -337,14 +334,25 @@ static int run(struct agent *a, ax_error *err)
 	a->have_reaper = 1;
 	a->aio_sessions = aio_sessions_new();
 	a->execd = execd_registry_new();
-	a->jupyter = ag_jupyter_new();
-	if (!a->aio_sessions || !a->execd || !a->jupyter)
+	if (!a->aio_sessions || !a->execd)
 		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "cannot set up the command registries");
-	ag_jupyter_set_reaper(a->jupyter, &a->reaper);
-	/* Cheap: Chromium starts on the first browser request. */
-	a->browser = ag_browser_new(&a->reaper);
-	if (!a->browser)
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "cannot set up the browser");
+	/* MCP: servers from the create request's extensions (the engine passes
+	 * them in ALLOX_AGENT_MCP_SERVERS). Test hooks: ALLOX_AGENT_MCP_NO_BRIDGE=1
+	 * hides the REST bridge (the client's /mcp fallback),
+	 * ALLOX_AGENT_MCP_TEST_CLIENT_CAPABILITIES declares capabilities to the
+	 * servers (so they send the requests we refuse). */
+	{
+		const char *no_bridge = getenv("ALLOX_AGENT_MCP_NO_BRIDGE");
+		struct ag_ext_config conf = {
+			.mcp_servers = getenv("ALLOX_AGENT_MCP_SERVERS"),
+			.mcp_bridge = !(no_bridge && strcmp(no_bridge, "1") == 0),
+			.mcp_test_caps = getenv("ALLOX_AGENT_MCP_TEST_CLIENT_CAPABILITIES"),
+		};
+
+		a->ext = a->ext_path ? ag_ext_new(a->ext_path, &conf) : NULL;
+		if (!a->ext)
+			return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "cannot set up the extension module's loader");
+	}
 	a->ctx = (struct ag_ctx){
 		.sandbox_id = a->opt.sandbox_id,
 		.version = AG_VERSION,
@@ -353,29 +361,9 @@ static int run(struct agent *a, ax_error *err)
 		.reaper = &a->reaper,
 		.aio_sessions = a->aio_sessions,
 		.execd = a->execd,
-		.jupyter = a->jupyter,
-		.browser = a->browser,
+		.ext = a->ext,
 		.started = time(NULL),
 	};
-	/* MCP: servers from the create request's extensions (the engine passes
-	 * them in ALLOX_AGENT_MCP_SERVERS). Test hooks: ALLOX_AGENT_MCP_NO_BRIDGE=1
-	 * hides the REST bridge (the client's /mcp fallback),
-	 * ALLOX_AGENT_MCP_TEST_CLIENT_CAPABILITIES declares capabilities to the
-	 * servers (so they send the requests we refuse). */
-	{
-		const char *no_bridge = getenv("ALLOX_AGENT_MCP_NO_BRIDGE");
-		const char *caps = getenv("ALLOX_AGENT_MCP_TEST_CLIENT_CAPABILITIES");
-
-		/* One Chromium: the hub's browser tools drive the routes' browser. */
-		a->mcp = ag_mcp_new(&a->ctx, a->browser, getenv("ALLOX_AGENT_MCP_SERVERS"));
-		if (!a->mcp)
-			return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "cannot set up the MCP hub");
-		if (no_bridge && strcmp(no_bridge, "1") == 0)
-			ag_mcp_set_bridge(a->mcp, false);
-		if (caps)
-			ag_mcp_set_test_capabilities(a->mcp, caps);
-	}
-	a->ctx.mcp = a->mcp;
 	ag_log("allox-agent %s for sandbox %s (pid %d)", AG_VERSION, a->opt.sandbox_id, (int)getpid());
 	/* The entrypoint starts first, while the agent has a single thread, so
 	 * the fork copies no other thread's locks. */
@@ -418,15 +406,15 @@ int main(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return err.exit_code;
 	}
+	a.ext_path = ag_ext_path(argv[0]);
 	rc = run(&a, &err);
 	if (rc < 0)
 		ag_log("%s", err.message);
 	/* The server has stopped: no request can reach these any more. */
 	aio_sessions_free(a.aio_sessions);
 	execd_registry_free(a.execd);
-	ag_jupyter_free(a.jupyter);
-	ag_mcp_free(a.mcp);         /* before the browser its tools drive */
-	ag_browser_free(a.browser);
+	ag_ext_free(a.ext);
+	free(a.ext_path);
 	if (a.have_reaper)
 		ag_reaper_destroy(&a.reaper);
 	if (a.sigfd >= 0)

@@ -19,6 +19,7 @@ struct execd_registry;
 struct ag_jupyter;
 struct ag_browser;
 struct ag_mcp;
+struct ag_ext;
 
 /* Read-only after start-up, shared by every connection thread: the pointers
  * never change; the objects behind them have their own locks. main.c owns
@@ -34,6 +35,9 @@ struct ag_ctx {
 	struct ag_jupyter *jupyter;             /* Jupyter kernels by session; see jupyter.h */
 	struct ag_browser *browser;             /* the sandbox's Chromium; see browser.h */
 	struct ag_mcp *mcp;                     /* MCP servers and /mcp sessions; see mcp.h */
+	/* jupyter, browser and mcp are NULL in the agent's own context: they live
+	 * in the extension module, whose handlers see a copy with them set. */
+	struct ag_ext *ext;                     /* the extension module's loader; see ext_loader.h */
 	time_t started;
 };
 
@@ -79,6 +83,9 @@ struct ag_route {
 	size_t body_max;
 	ag_body_fn on_body;
 };
+
+/* For the *_ROUTES_VIA(h) row macros: each handler as itself. */
+#define AG_ROUTE_SELF(handler) handler
 
 /* The table, terminated by a row with a NULL method (routes.c). */
 extern const struct ag_route ag_routes[];

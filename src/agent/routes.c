@@ -4,9 +4,7 @@
 #include "routes_aio.h"
 #include "routes_basic.h"
 #include "routes_execd.h"
-#include "routes_jupyter.h"
-#include "routes_browser.h"
-#include "routes_mcp.h"
+#include "routes_ext.h"
 
 const struct ag_route ag_routes[] = {
 	{ "GET", "/ping", AG_EXACT, ag_get_ping, AG_BODY_NONE, 0, NULL },
@@ -14,8 +12,6 @@ const struct ag_route ag_routes[] = {
 	{ "GET", "/v1/shell/sessions", AG_EXACT, ag_get_shell_sessions, AG_BODY_NONE, 0, NULL },
 	AG_EXECD_ROUTES
 	AG_AIO_ROUTES
-	AG_JUPYTER_ROUTES
-	AG_BROWSER_ROUTES
-	AG_MCP_ROUTES
+	AG_EXT_ROUTES
 	{ NULL, NULL, AG_EXACT, NULL, AG_BODY_NONE, 0, NULL },
 };

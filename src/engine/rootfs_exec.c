@@ -72,6 +72,24 @@ static int bind_loader(const char *exe, const char *allox, ax_rootfs *rf, ax_err
 	return 0;
 }
 
+/* The binary's companion module <name>-ext.so beside it (the agent's
+ * extension module, src/agent/ext.h), if there is one: bind it read-only
+ * beside the binary in /.allox/bin, where the binary dlopen()s it. */
+static void bind_ext_module(const char *exe, const char *name, const char *allox, ax_rootfs *rf)
+{
+	char module[PATH_MAX], dst[PATH_MAX * 2];
+	const char *slash = strrchr(exe, '/');
+	struct stat st;
+	int n;
+
+	n = snprintf(module, sizeof module, "%.*s/%s-ext.so", (int)(slash - exe), exe, name);
+	if (n < 0 || (size_t)n >= sizeof module || stat(module, &st) < 0 || !S_ISREG(st.st_mode))
+		return;
+	snprintf(dst, sizeof dst, "%s/bin/%s-ext.so", allox, name);
+	ax_plan_add(&rf->mounts, AX_OP_MKFILE, NULL, dst, NULL);
+	ax_plan_add(&rf->mounts, AX_OP_BIND_RO, module, dst, NULL);
+}
+
 int ax_agent_plan(const ax_rt_spec *spec, bool foreign_root, ax_rootfs *rf, ax_error *err)
 {
 	const char *arg0 = spec->argv[0], *name = strrchr(arg0, '/');
@@ -92,6 +110,7 @@ int ax_agent_plan(const ax_rt_spec *spec, bool foreign_root, ax_rootfs *rf, ax_e
 	snprintf(dst, sizeof dst, "%s/bin/%s", allox, name);
 	ax_plan_add(&rf->mounts, AX_OP_MKFILE, NULL, dst, NULL);
 	ax_plan_add(&rf->mounts, AX_OP_BIND_RO, exe, dst, NULL);
+	bind_ext_module(exe, name, allox, rf);
 	if (foreign_root && bind_loader(exe, allox, rf, err) < 0)
 		return -1;
 	ax_strv_addf(&rf->exec, "/.allox/bin/%s", name);

@@ -1,0 +1,61 @@
+/* The extension module's side of ext.h: the one exported object. Built with
+ * -fvisibility=hidden, so nothing else leaks into the agent's namespace. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "browser.h"
+#include "ext.h"
+#include "jupyter.h"
+#include "mcp.h"
+#include "routes_browser.h"
+#include "routes_jupyter.h"
+#include "routes_mcp.h"
+
+static const struct ag_route ext_routes[] = {
+	AG_JUPYTER_ROUTES
+	AG_BROWSER_ROUTES
+	AG_MCP_ROUTES
+	{ NULL, NULL, AG_EXACT, NULL, AG_BODY_NONE, 0, NULL },
+};
+
+static void ext_stop(struct ag_ctx *ctx)
+{
+	ag_jupyter_free(ctx->jupyter);
+	ag_mcp_free(ctx->mcp);          /* before the browser its tools drive */
+	ag_browser_free(ctx->browser);
+	ctx->jupyter = NULL;
+	ctx->mcp = NULL;
+	ctx->browser = NULL;
+}
+
+static int ext_start(struct ag_ctx *ctx, const struct ag_ext_config *conf, char *msg, size_t msg_size)
+{
+	ctx->jupyter = ag_jupyter_new();
+	/* Cheap: Chromium starts on the first browser request. */
+	ctx->browser = ctx->jupyter ? ag_browser_new(ctx->reaper) : NULL;
+	/* One Chromium: the hub's browser tools drive the routes' browser. */
+	ctx->mcp = ctx->browser ? ag_mcp_new(ctx, ctx->browser, conf->mcp_servers) : NULL;
+	if (!ctx->mcp) {
+		ext_stop(ctx);
+		snprintf(msg, msg_size, "out of memory setting up Jupyter, the browser and the MCP hub");
+		return -1;
+	}
+	ag_jupyter_set_reaper(ctx->jupyter, ctx->reaper);
+	if (!conf->mcp_bridge)
+		ag_mcp_set_bridge(ctx->mcp, false);
+	if (conf->mcp_test_caps)
+		ag_mcp_set_test_capabilities(ctx->mcp, conf->mcp_test_caps);
+	return 0;
+}
+
+__attribute__((visibility("default"))) extern const struct ag_ext_api ag_ext_api_v1;
+
+const struct ag_ext_api ag_ext_api_v1 = {
+	.abi = AG_EXT_ABI,
+	.ctx_size = sizeof(struct ag_ctx),
+	.req_size = sizeof(struct ag_req),
+	.start = ext_start,
+	.stop = ext_stop,
+	.routes = ext_routes,
+};
