@@ -504,8 +504,10 @@ static void create(ax_engine *e, const ax_req *req, ax_resp *resp)
 		return;
 	}
 	/* Still Pending, now with its runtime: an engine that dies before the
-	 * Running record is saved leaves a record the next one can clean up. */
-	save(e, rec);
+	 * Running record is saved leaves a record the next one can clean up
+	 * (an engine crash, not a power cut: no fsync on the create path). */
+	if (ax_store_save_pending(e, rec, &err) < 0)
+		ax_engine_log(e, "cannot save %s: %s", id, err.message);
 	if (e->create_delay_ms > 0)
 		nanosleep(&(struct timespec){ e->create_delay_ms / 1000, (e->create_delay_ms % 1000) * 1000000L }, NULL);
 	{
