@@ -10,6 +10,10 @@ engine_pid() {
 stop_engine() {
 	pid=$(engine_pid)
 	[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
+	# kill returns before the process is gone; until then its socket still
+	# accepts connections and resets them as it dies (seen under ASan, whose
+	# teardown is slow), so a test that starts a new engine next must wait.
+	[ -n "$pid" ] && wait_until 10 gone "$pid"
 	# Sandboxes of this home keep running; end them so nothing outlives the test.
 	for d in "$STATE"/*/; do
 		[ -f "$d/record.json" ] || continue
@@ -22,6 +26,11 @@ trap 'stop_engine; rm -rf "$TMP"' EXIT
 # alive PID: a process that runs (a zombie has ended; the host's init may be slow to reap it).
 alive() {
 	[ -e "/proc/$1/stat" ] && ! grep -q '^[0-9]* (.*) Z' "/proc/$1/stat"
+}
+
+# gone PID: the process has ended (for wait_until after a kill).
+gone() {
+	! alive "$1"
 }
 
 # wait_until SECONDS CMD...: poll every 50 ms.
