@@ -14,7 +14,19 @@
 # their own layer), and one in /var/tmp, which they must not see at all.
 HOSTFILE=/var/cache/allox-access.$$
 HOSTTMP=/var/tmp/allox-access.$$
-trap 'stop_engine; rm -f "$HOSTFILE" "$HOSTTMP"; rm -rf "$TMP"' EXIT
+# A second home inside a directory sandboxes see.
+HOME2=/var/cache/allox-access-home.$$
+
+stop_home2() {
+	[ -f "$HOME2/run/engine.pid" ] || return 0
+	h2_pid=$(cat "$HOME2/run/engine.pid")
+	kill -9 "$h2_pid" 2>/dev/null
+	wait_until 10 gone "$h2_pid"
+	for r in "$HOME2"/engine/sandboxes/*/record.json; do
+		[ -f "$r" ] && kill -9 "$(jq -r '.runtime.initPid // empty' "$r")" 2>/dev/null
+	done
+}
+trap 'stop_engine; stop_home2; rm -rf "$HOME2"; rm -f "$HOSTFILE" "$HOSTTMP"; rm -rf "$TMP"' EXIT
 
 KEY=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
 PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
@@ -200,6 +212,24 @@ grep -rlF -e "$KEY" -e "$TOKEN_A" -e "$TOKEN_B" "$STATE/$A/layer" "$STATE/$B/lay
 	2>/dev/null && fail "secret in a sandbox layer or the cache"
 [ -s "$ALLOX_HOME/engine.log" ] || fail "empty engine.log: the check proves nothing"
 grep -qF "$TOKEN_A" "$STATE/$A/record.json" || fail "the token is not where the scan expects it: the scan proves nothing"
+
+t "an ALLOX_HOME inside a directory sandboxes see is hidden from them"
+if ! mkdir -m 700 "$HOME2" 2>/dev/null; then
+	echo "# skipped: cannot create $HOME2" >&2
+else
+	ALLOX_HOME=$HOME2 run "$ALLOX_CLI" sandbox create -o json
+	expect_rc 0
+	C=$(jq -r .id "$TMP/out")
+	[ -S "$HOME2/run/engine.sock" ] && [ -f "$HOME2/engine/sandboxes/$C/record.json" ] || fail "second home not in use"
+	ALLOX_HOME=$HOME2 run "$ALLOX_CLI" run "$C" -- sh -c "ls -A $HOME2; test -e $HOME2/run/engine.sock && echo socket-visible
+test -e $HOME2/engine/sandboxes/$C/record.json && echo record-visible; true"
+	expect_rc 0
+	# The directory may show (as an empty cover), its contents must not.
+	expect_empty_out
+	ALLOX_HOME=$HOME2 run "$ALLOX_CLI" sandbox kill "$C"
+	expect_rc 0
+	stop_home2
+fi
 
 t "cleanup"
 run tcp sandbox kill "$A"
