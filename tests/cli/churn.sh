@@ -37,6 +37,7 @@ while [ "$(ls $b | wc -l)" -lt '"$RUNS"' ]; do
 done
 echo $0-$((1+1))'
 mkdir "$TMP/runs"
+runs_start=$(date +%s.%N)
 i=1
 while [ $i -le $RUNS ]; do
 	(
@@ -46,6 +47,7 @@ while [ $i -le $RUNS ]; do
 	i=$((i + 1))
 done
 wait
+echo "# $RUNS concurrent runs in $(echo "$(date +%s.%N) - $runs_start" | bc) s" >&2
 i=1
 bad=0
 while [ $i -le $RUNS ]; do
