@@ -27,6 +27,8 @@ run allox sandbox create -o json
 expect_rc 0
 ID=$(jq -r .id "$TMP/out")
 EPID=$(engine_pid)
+AGENT=$(jq -r .runtime.initPid "$STATE/$ID/record.json")
+agent_fds=$(fd_count "$AGENT")
 # Each command marks itself started, then waits until all $RUNS have started
 # before printing: a run that the agent or the CLI serialised would never see
 # the others and fail after the wait, so all of them were in flight at once.
@@ -62,6 +64,13 @@ done
 # Exactly one line each, and no two runs got the same output.
 [ "$(cat "$TMP"/runs/*.out | sort -u | wc -l)" -eq $RUNS ] || fail "outputs not unique"
 [ "$(cat "$TMP"/runs/*.out | wc -l)" -eq $RUNS ] || fail "not one line per run"
+
+agent_fds_le() {
+	[ "$(fd_count "$AGENT")" -le "$agent_fds" ]
+}
+
+t "the agent's descriptors return to their count before the runs"
+wait_until 10 agent_fds_le || fail "agent fds $agent_fds -> $(fd_count "$AGENT")"
 
 t "the sandbox still answers after the load, and kill cleans it up"
 run allox run "$ID" -- sh -c 'ls /tmp/churn-barrier | wc -l'

@@ -20,6 +20,15 @@ stop_engine() {
 		p=$(jq -r '.runtime.initPid // empty' "$d/record.json")
 		[ -n "$p" ] && kill -9 "$p" 2>/dev/null
 	done
+	# Their cgroups (<controller>/allox/<id>) outlive them: only the engine's
+	# kill removes those, and no engine will see this home again.
+	for d in "$STATE"/*/; do
+		[ -f "$d/record.json" ] || continue
+		p=$(jq -r '.runtime.initPid // empty' "$d/record.json")
+		[ -n "$p" ] && wait_until 5 gone "$p"
+		d=${d%/}
+		rmdir /sys/fs/cgroup/*/allox/"${d##*/}" /sys/fs/cgroup/allox/"${d##*/}" 2>/dev/null
+	done
 }
 trap 'stop_engine; rm -rf "$TMP"' EXIT
 
