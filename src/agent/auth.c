@@ -70,19 +70,3 @@ int ag_token_read(int fd, char buf[AG_TOKEN_MAX + 1], ax_error *err)
 	buf[len] = '\0';
 	return 0;
 }
-
-int ag_token_equal(const char *token, size_t token_len, const char *given, size_t given_len)
-{
-	volatile unsigned char diff = 0;
-	size_t i;
-
-	if (!given)
-		given_len = 0;
-	diff |= (unsigned char)(token_len != given_len);
-	for (i = 0; i < token_len; i++) {
-		unsigned char g = i < given_len ? (unsigned char)given[i] : 0;
-
-		diff |= (unsigned char)token[i] ^ g;
-	}
-	return diff == 0;
-}

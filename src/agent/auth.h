@@ -14,8 +14,6 @@
  * token is missing, empty, too long or malformed. */
 int ag_token_read(int fd, char buf[AG_TOKEN_MAX + 1], ax_error *err);
 
-/* 1 when GIVEN (GIVEN_LEN bytes, may be NULL) equals TOKEN. The time taken
- * depends on the length of TOKEN only, so it leaks nothing about a guess. */
-int ag_token_equal(const char *token, size_t token_len, const char *given, size_t given_len);
+/* Requests are checked with ax_secret_equal (src/lib/secret.h): constant time. */
 
 #endif

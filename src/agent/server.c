@@ -7,6 +7,7 @@
 
 #include "auth.h"
 #include "log.h"
+#include "secret.h"
 
 #define DEFAULT_BODY_MAX ((size_t)1 << 20)
 /* Connections are threads; this bounds them. */
@@ -119,7 +120,7 @@ static enum MHD_Result begin(struct ag_server *srv, struct ag_req *req)
 	if (MHD_lookup_connection_value_n(req->conn, MHD_HEADER_KIND, AG_TOKEN_HEADER,
 					  strlen(AG_TOKEN_HEADER), &given, &given_len) != MHD_YES)
 		given = NULL;
-	if (!ag_token_equal(ctx->token, ctx->token_len, given, given_len))
+	if (!ax_secret_equal(ctx->token, ctx->token_len, given, given_len))
 		return reply_unauthorized(req);
 	req->route = find_route(srv->routes, req, allow, sizeof allow);
 	if (!req->route) {

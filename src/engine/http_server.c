@@ -8,6 +8,8 @@
 #include <sys/random.h>
 #include <microhttpd.h>
 
+#include "secret.h"
+
 #define MAX_BODY (1024 * 1024)
 
 typedef struct conn_state {
@@ -27,17 +29,6 @@ void ax_resp_error(ax_resp *resp, int status, const char *code, const char *fmt,
 	json_decref(resp->body);
 	resp->status = status;
 	resp->body = json_pack("{s:s, s:s}", "code", code, "message", msg);
-}
-
-static bool equal_constant_time(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i;
-	unsigned char diff = la != lb;
-
-	/* Compare over the expected key's length whatever the input, so timing says nothing. */
-	for (i = 0; i < lb; i++)
-		diff |= (unsigned char)(b[i] ^ (i < la ? a[i] : 0));
-	return diff == 0;
 }
 
 static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
@@ -149,7 +140,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 
 		if (!key || !*key)
 			ax_resp_error(&resp, 401, "MISSING_API_KEY", "Authentication credentials are missing");
-		else if (!equal_constant_time(key, s->engine->api_key))
+		else if (!ax_secret_equal(s->engine->api_key, strlen(s->engine->api_key), key, strlen(key)))
 			ax_resp_error(&resp, 401, "INVALID_API_KEY", "Authentication credentials are invalid");
 	}
 	if (!resp.status)

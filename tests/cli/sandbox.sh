@@ -84,6 +84,8 @@ jq -e '.status == "running"' "$TMP/out" >/dev/null || fail "resume status"
 t "engine kill -9: sandboxes keep running and are re-adopted"
 old=$(engine_pid)
 kill -9 "$old"
+# Until it is gone, its socket accepts connections and resets them.
+wait_until 10 gone "$old" || fail "engine survived kill -9"
 init=$(jq -r .runtime.initPid "$STATE/$ID/record.json")
 alive "$init" || fail "sandbox died with the engine"
 run allox sandbox get -o json

@@ -116,6 +116,9 @@ grep -qF "Sessions (1)" "$TMP/dump" || fail "dump lacks the sessions title"
 grep -qF "$SRC" "$TMP/dump" || fail "dump lacks the sandbox id"
 
 t "checkpoint create --name x shows x in the checkpoints pane"
+# b2 shows before aio exec has ended (slowly under ASan): a line typed
+# meanwhile only goes to the history.
+wait_idle
 type_line "checkpoint create --name x"
 in_checkpoints_pane() {
 	screen | head -n 13 | grep -q "│ [^ ] x  "
