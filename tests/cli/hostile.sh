@@ -157,4 +157,30 @@ jq -e '.code == "INVALID_FILE"' "$TMP/body" >/dev/null || fail "code: $(cat "$TM
 [ ! -e "$LAYER/urlenc" ] || fail "file written"
 agent_alive || fail "the agent does not answer"
 
+t "the shell's output pane shows escapes and invalid UTF-8 harmlessly"
+if command -v tmux >/dev/null 2>&1; then
+	SOCK="allox-hostile-$$"
+	tm() {
+		tmux -L "$SOCK" "$@"
+	}
+	trap 'tm kill-server 2>/dev/null; stop_engine; rm -rf "$TMP"' EXIT
+	on_screen() {
+		tm capture-pane -p -t main | grep -qF -- "$1"
+	}
+	printf 'env TERM=screen "%s"\nsleep 600\n' "$ALLOX_CLI" > "$TMP/pane.sh"
+	tm -f /dev/null new-session -d -s main -x 120 -y 40 "sh $TMP/pane.sh"
+	wait_until 20 on_screen "allox>" || fail "no prompt"
+	# X, an OSC title, Y, clear screen, Z, bytes that are not UTF-8, then a marker.
+	tm send-keys -t main -l "run -- sh -c 'printf \"X\\033]0;pwned\\007Y\\033[2JZ\\377\\376!\\n\"; echo done-\$((40+2))'"
+	tm send-keys -t main Enter
+	wait_until 60 on_screen "done-42" || fail "the command did not finish"
+	tm capture-pane -p -t main > "$TMP/out"
+	grep -q '^.*XYZ' "$TMP/out" || fail "the output line is not XYZ..."
+	[ "$(tm display-message -p -t main '#{pane_title}')" != pwned ] || fail "the output set the terminal's title"
+	grep -qF "Sessions" "$TMP/out" || fail "the screen was cleared"
+	tm kill-server 2>/dev/null
+else
+	echo "tmux not installed: TUI case skipped"
+fi
+
 done_testing
