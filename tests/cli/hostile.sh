@@ -49,6 +49,26 @@ jq -e '.files == 7 and .directories == 2' "$TMP/out" >/dev/null || fail "counts"
 # Nothing landed beside the target.
 [ "$(ls -A "$W")" = evil ] || fail "written outside the target: $(ls -A "$W")"
 
+t "file ls: the table shows hostile names harmlessly, json escapes them, raw keeps the bytes"
+run allox file ls /home/gem/evil
+expect_rc 0
+no_controls "$TMP/out" || fail "control bytes on stdout"
+expect_out_has "title ]0;x"
+expect_out_has "clear [2J"
+expect_out_has "new line"
+run allox file ls /home/gem/evil -o json
+expect_rc 0
+no_controls "$TMP/out" || fail "raw control bytes in json"
+jq -e '[.[].name] == ["...", "..x", "a..b", "clear\u001b[2J", "new\nline", "sub", "title\u001b]0;x\u0007"]' "$TMP/out" >/dev/null ||
+	fail "json names"
+jq -e '.[] | select(.name == "sub") | .type == "directory" and .path == "/home/gem/evil/sub"' "$TMP/out" >/dev/null ||
+	fail "json sub entry"
+run allox file ls /home/gem/evil -o raw
+expect_rc 0
+has_byte "$TMP/out" 1b && has_byte "$TMP/out" 07 || fail "raw lost the escape bytes"
+grep -qF "$(printf 'title\033]0;x\007')" "$TMP/out" || fail "raw name not verbatim"
+[ "$(wc -l < "$TMP/out")" -eq 7 ] || fail "raw is not one line per entry"
+
 t "a name that is not UTF-8 cannot cross execd's JSON: refused, nothing written"
 # execd lists names as JSON strings (the agent writes U+FFFD, as Go's
 # encoder does), so the name asked for does not exist: one clear line.
