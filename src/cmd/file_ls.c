@@ -55,14 +55,14 @@ int ax_cmd_file_ls(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *e
 	if (rc < 0)
 		return -1;
 	n = json_array_size(entries);
-	sorted = calloc(n ? n : 1, sizeof *sorted);
+	sorted = calloc(n ? n : 1, sizeof(void *));  /* json_t pointers */
 	if (!sorted) {
 		json_decref(entries);
 		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
 	}
 	json_array_foreach(entries, i, e)
 		sorted[i] = ls_row(e);
-	qsort(sorted, n, sizeof *sorted, by_name);
+	qsort(sorted, n, sizeof(void *), by_name);
 	rows = json_array();
 	for (i = 0; i < n; i++)
 		json_array_append_new(rows, sorted[i]);
