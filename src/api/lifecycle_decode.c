@@ -50,7 +50,7 @@ int ax_lc_decode_page(const json_t *doc, const char *collection, int page, json_
 {
 	const json_t *items = json_object_get(doc, "items"), *item;
 	const json_t *pagination = json_object_get(doc, "pagination");
-	json_int_t pages;
+	const json_t *pages = json_object_get(pagination, "totalPages");
 	size_t i;
 
 	*more = false;
@@ -58,11 +58,11 @@ int ax_lc_decode_page(const json_t *doc, const char *collection, int page, json_
 		return ax_fail(err, AX_EXIT_FAILURE, "PROTOCOL", "GET %s: the server's answer has no items", collection);
 	json_array_foreach(items, i, item)
 		json_array_append(all, (json_t *)item);
-	/* Trust hasNextPage only as far as totalPages goes: a server that
-	 * always says "more" must not keep us paging forever. */
-	pages = json_integer_value(json_object_get(pagination, "totalPages"));
+	/* Trust hasNextPage only as far as totalPages (required by the spec)
+	 * goes, 0 included: a server that always says "more" must not keep us
+	 * paging (prism's mock answers totalPages 0 and hasNextPage true). */
 	*more = json_is_true(json_object_get(pagination, "hasNextPage")) && json_array_size(items) > 0 &&
-		!(pages > 0 && page >= pages);
+		!(json_is_integer(pages) && page >= json_integer_value(pages));
 	return 0;
 }
 

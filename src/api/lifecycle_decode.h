@@ -20,8 +20,8 @@ int ax_lc_decode_answer(const char *method, const char *path, long expect, long 
 			size_t len, json_t **out, ax_error *err);
 
 /* One page of GET COLLECTION: its items appended to ALL, *MORE whether to ask
- * for page PAGE + 1 (hasNextPage, bounded by totalPages, never after an empty
- * page). -1 with ERR when DOC has no items array. */
+ * for page PAGE + 1 (hasNextPage, bounded by totalPages when it is given, 0
+ * included, never after an empty page). -1 with ERR when DOC has no items array. */
 int ax_lc_decode_page(const json_t *doc, const char *collection, int page, json_t *all, bool *more, ax_error *err);
 
 /* The endpoint answer DOC for PORT: *URL "http://<endpoint>" (malloc'd) and

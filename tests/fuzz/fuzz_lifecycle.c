@@ -61,9 +61,10 @@ static void check_page(const json_t *doc, int page)
 			abort();
 	} else {
 		size_t n = json_array_size(json_object_get(doc, "items"));
-		json_int_t pages = json_integer_value(json_object_get(json_object_get(doc, "pagination"), "totalPages"));
+		const json_t *pages = json_object_get(json_object_get(doc, "pagination"), "totalPages");
 
-		if (json_array_size(all) != n || (n == 0 && more) || (pages > 0 && page >= pages && more))
+		if (json_array_size(all) != n || (n == 0 && more) ||
+		    (json_is_integer(pages) && page >= json_integer_value(pages) && more))
 			abort();
 	}
 	json_array_foreach(all, i, item) {

@@ -85,6 +85,8 @@ static void test_pages_are_bounded(void **state)
 	json_t *doc = json_pack("{s:[i], s:{s:b, s:i}}", "items", 1, "pagination", "hasNextPage", 1, "totalPages", 2);
 	json_t *empty = json_pack("{s:[], s:{s:b}}", "items", "pagination", "hasNextPage", 1);
 	json_t *none = json_pack("{s:i}", "items", 3);
+	json_t *mock = json_pack("{s:[i], s:{s:b, s:i}}", "items", 1, "pagination", "hasNextPage", 1, "totalPages", 0);
+	json_t *untold = json_pack("{s:[i], s:{s:b}}", "items", 1, "pagination", "hasNextPage", 1);
 	bool more;
 	ax_error err;
 
@@ -96,12 +98,20 @@ static void test_pages_are_bounded(void **state)
 	assert_int_equal(json_array_size(all), 2);
 	assert_int_equal(ax_lc_decode_page(empty, "/sandboxes", 1, all, &more, &err), 0);
 	assert_false(more);
+	/* prism's mock: totalPages 0 and hasNextPage true on every page (it made
+	 * `sandbox list` ask 100,000 pages). */
+	assert_int_equal(ax_lc_decode_page(mock, "/sandboxes", 1, all, &more, &err), 0);
+	assert_false(more);
+	assert_int_equal(ax_lc_decode_page(untold, "/sandboxes", 7, all, &more, &err), 0);
+	assert_true(more);
 	assert_int_equal(ax_lc_decode_page(none, "/sandboxes", 1, all, &more, &err), -1);
 	assert_false(more);
 	assert_one_clean_line(&err);
 	json_decref(doc);
 	json_decref(empty);
 	json_decref(none);
+	json_decref(mock);
+	json_decref(untold);
 	json_decref(all);
 }
 
