@@ -6,6 +6,7 @@
 . "${TESTS_DIR:-tests}/cli/lib.sh"
 . "${TESTS_DIR:-tests}/cli/engine_lib.sh"
 
+TESTS_ABS=$(cd "${TESTS_DIR:-tests}" && pwd)
 W="$TMP/work"
 mkdir -p "$W"
 cd "$W" || exit 1
@@ -102,6 +103,26 @@ expect_rc 1
 [ "$(wc -l < "$TMP/err")" -le 2 ] || fail "more than two lines"
 [ ! -e "$W/gone" ] || fail "target created"
 no_controls "$TMP/err" || fail "control bytes on stderr"
+
+t "a hostile execd listing entries outside the tree: each refused, nothing written"
+# A fake lifecycle + execd server (every sandbox's endpoint is itself) whose
+# listings name ../.., absolute, sibling-prefix, symlink, empty and NUL paths.
+python3 "$TESTS_ABS/cli/hostile_server.py" "$TMP/fake.port" &
+FAKE_PID=$!
+trap 'kill "$FAKE_PID" 2>/dev/null; stop_engine; rm -rf "$TMP"' EXIT
+wait_until 20 test -s "$TMP/fake.port" || fail "the fake server did not start"
+FAKE=127.0.0.1:$(cat "$TMP/fake.port")
+U=3fa85f64-5717-4562-b3fc-2c963f66afa6
+mkdir -p "$W/fake"
+for r in dotdot abs sibling dirup link empty nul; do
+	run allox --domain "$FAKE" file download "$U" "/$r" "$W/fake/$r" -r
+	[ "$rc" -eq 1 ] || fail "/$r: exit status $rc"
+	[ "$(wc -l < "$TMP/err")" -eq 1 ] || fail "/$r: not one line"
+done
+[ -z "$(ls -A "$W/fake")" ] || fail "written: $(ls -A "$W/fake")"
+[ -z "$(find "$TMP" -name escaped)" ] || fail "escaped file written"
+kill "$FAKE_PID" 2>/dev/null
+trap 'stop_engine; rm -rf "$TMP"' EXIT
 
 t "10,000 files download completely"
 run allox run -- sh -c 'mkdir -p /home/gem/many && cd /home/gem/many && i=0; while [ $i -lt 100 ]; do mkdir d$i; j=0;
