@@ -183,6 +183,17 @@ agent_alive() {
 	[ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 10 -H "$TOKEN" "$AGENT/ping")" = 200 ]
 }
 
+t "agent: a long line goes out in bounded events marked partial"
+code=$(curl -s -N -o "$TMP/events" -w '%{http_code}' --max-time 60 -H "$TOKEN" -H 'Content-Type: application/json' \
+	--data-binary '{"command":"head -c 1000000 /dev/zero | tr \"\\0\" a; printf \"\\nend\""}' "$AGENT/command")
+[ "$code" = 200 ] || fail "HTTP $code"
+# SSE or bare JSON lines: keep the JSON objects.
+sed -n 's/^data: //p; /^{/p' "$TMP/events" | jq -s '[.[] | select(.type == "stdout")]' > "$TMP/stdout.json"
+jq -e 'all(.[]; (.text | length) <= 32768)' "$TMP/stdout.json" >/dev/null || fail "an event over 32 KiB"
+jq -e '([.[].text | length] | add) == 1000003' "$TMP/stdout.json" >/dev/null || fail "bytes lost or added"
+jq -e '(.[:-2] | all(.[]; .partial == true)) and (.[-2].partial | not) and .[-1].text == "end" and .[-1].partial == true' \
+	"$TMP/stdout.json" >/dev/null || fail "partial marks: $(jq -c '[.[] | [(.text | length), .partial]]' "$TMP/stdout.json")"
+
 t "agent: a multipart part without a name is ignored (it crashed the agent)"
 printf -- '--XyZ\r\nContent-Disposition: form-data; name="metadata"; filename="metadata"\r\n\r\n{"path":"/home/gem/noname"}\r\n--XyZ\r\nContent-Disposition: form-data\r\n\r\nstray\r\n--XyZ\r\nContent-Disposition: form-data; name="file"; filename="f"\r\n\r\nkept\r\n--XyZ--\r\n' > "$TMP/noname.body"
 upload 'multipart/form-data; boundary=XyZ' "$TMP/noname.body"
