@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <curl/curl.h>
 
 /* One POST /command: the event decoder plus the caller's deadline and stop flag. */
 typedef struct stream {
@@ -16,19 +15,19 @@ typedef struct stream {
 	bool timed_out, interrupted;
 } stream;
 
-static size_t on_data(char *ptr, size_t size, size_t nmemb, void *user)
+static size_t on_data(char *ptr, size_t n, void *user)
 {
 	stream *s = user;
 
-	return ax_event_decoder_feed(&s->dec, ptr, size * nmemb) < 0 ? 0 : size * nmemb;
+	return ax_event_decoder_feed(&s->dec, ptr, n) < 0 ? 0 : n;
 }
 
-static int on_progress(void *user, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
+static int on_progress(void *user, unsigned long long down, long long down_total, unsigned long long up)
 {
 	stream *s = user;
 	struct timespec now;
 
-	(void)dt, (void)dn, (void)ut, (void)un;
+	(void)down, (void)down_total, (void)up;
 	if (s->stop && *s->stop) {
 		s->interrupted = true;
 		return 1;
@@ -97,13 +96,12 @@ int ax_execd_run(ax_http *execd, const ax_command_run *run, const ax_command_eve
 	}
 	ax_http_add_header(&call, "Content-Type: application/json");
 	ax_http_add_header(&call, "Accept: text/event-stream");
-	curl_easy_setopt(call.curl, CURLOPT_POSTFIELDS, payload);
-	curl_easy_setopt(call.curl, CURLOPT_TIMEOUT, 0L);
-	curl_easy_setopt(call.curl, CURLOPT_WRITEFUNCTION, on_data);
-	curl_easy_setopt(call.curl, CURLOPT_WRITEDATA, &s);
-	curl_easy_setopt(call.curl, CURLOPT_NOPROGRESS, 0L);
-	curl_easy_setopt(call.curl, CURLOPT_XFERINFOFUNCTION, on_progress);
-	curl_easy_setopt(call.curl, CURLOPT_XFERINFODATA, &s);
+	ax_http_set_payload(&call, payload, strlen(payload));
+	call.timeout_s = 0;
+	call.write_cb = on_data;
+	call.write_data = &s;
+	call.progress_cb = on_progress;
+	call.progress_data = &s;
 	call.callback_failed = true;
 	err->message[0] = '\0';
 	if (ax_http_perform(&call, &status, err) < 0 && !s.timed_out && !s.interrupted) {

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <curl/curl.h>
 
 /* Big enough that loopback transfers are not bound by per-chunk overhead,
  * small enough to keep the process far below its 16 MiB budget. */
@@ -85,24 +84,26 @@ typedef struct tick_state {
 	ax_error *err;
 	bool upload;
 	unsigned long long upload_size;
+	unsigned long long upload_framing; /* bytes sent before the file's first byte */
 } tick_state;
 
-static int on_xferinfo(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
+static int on_xferinfo(void *ud, unsigned long long dlnow, long long dltotal, unsigned long long ulnow)
 {
 	tick_state *t = ud;
 	unsigned long long done;
 	long long total;
 
-	(void)ultotal;
 	if (!t->x || !t->x->tick)
 		return 0;
 	if (t->upload) {
 		/* ulnow includes the multipart framing; report file bytes only. */
-		done = (unsigned long long)ulnow < t->upload_size ? (unsigned long long)ulnow : t->upload_size;
+		done = ulnow > t->upload_framing ? ulnow - t->upload_framing : 0;
+		if (done > t->upload_size)
+			done = t->upload_size;
 		total = (long long)t->upload_size;
 	} else {
-		done = (unsigned long long)dlnow;
-		total = dltotal > 0 ? (long long)dltotal : -1;
+		done = dlnow;
+		total = dltotal > 0 ? dltotal : -1;
 	}
 	if (t->x->tick(t->x->tick_ud, done, total, t->err) < 0) {
 		t->call->callback_failed = true;
@@ -113,14 +114,11 @@ static int on_xferinfo(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_
 
 static void stream_options(ax_http_call *call, const ax_execd_xfer *x, tick_state *t)
 {
-	curl_easy_setopt(call->curl, CURLOPT_TIMEOUT, 0L);
-	if (x && x->stall_timeout_s > 0) {
-		curl_easy_setopt(call->curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
-		curl_easy_setopt(call->curl, CURLOPT_LOW_SPEED_TIME, x->stall_timeout_s);
-	}
-	curl_easy_setopt(call->curl, CURLOPT_NOPROGRESS, 0L);
-	curl_easy_setopt(call->curl, CURLOPT_XFERINFOFUNCTION, on_xferinfo);
-	curl_easy_setopt(call->curl, CURLOPT_XFERINFODATA, t);
+	call->timeout_s = 0;
+	if (x && x->stall_timeout_s > 0)
+		call->stall_timeout_s = x->stall_timeout_s;
+	call->progress_cb = on_xferinfo;
+	call->progress_data = t;
 }
 
 static size_t buffer_size(const ax_execd_xfer *x, size_t lo, size_t hi)
@@ -140,13 +138,12 @@ typedef struct download_state {
 	error_body ebody;
 } download_state;
 
-static size_t on_download(char *ptr, size_t size, size_t nmemb, void *ud)
+static size_t on_download(char *ptr, size_t n, void *ud)
 {
 	download_state *s = ud;
-	size_t n = size * nmemb;
 
 	if (!s->status)
-		curl_easy_getinfo(s->call->curl, CURLINFO_RESPONSE_CODE, &s->status);
+		s->status = s->call->status;
 	if (s->status != 200) {
 		/* An error answer: keep it for the message, never hand it to the sink. */
 		error_body_add(&s->ebody, ptr, n);
@@ -182,9 +179,9 @@ int ax_execd_download(ax_http *h, const char *path, ax_execd_sink sink, void *si
 	t = (tick_state){ .call = &call, .x = x, .err = err };
 	ax_http_add_header(&call, "Accept: application/octet-stream");
 	stream_options(&call, x, &t);
-	curl_easy_setopt(call.curl, CURLOPT_BUFFERSIZE, (long)buffer_size(x, 1024, CURL_MAX_READ_SIZE));
-	curl_easy_setopt(call.curl, CURLOPT_WRITEFUNCTION, on_download);
-	curl_easy_setopt(call.curl, CURLOPT_WRITEDATA, &s);
+	call.buffer_size = buffer_size(x, 1024, MAX_UPLOAD_BUFFER);
+	call.write_cb = on_download;
+	call.write_data = &s;
 	if (ax_http_perform(&call, &status, err) < 0) {
 		stream_failed(&call, "Download of", path, err);
 		goto out;
@@ -202,26 +199,53 @@ out:
 	return rc;
 }
 
+/* The multipart/form-data body, streamed: HEAD (the metadata part and the
+ * file part's headers), the file's bytes, then TAIL. */
 typedef struct upload_state {
 	ax_http_call *call;
 	const ax_execd_source *src;
 	ax_error *err;
-	unsigned long long off;
+	char *head, *tail;
+	size_t head_len, tail_len;
+	unsigned long long off; /* into the whole body */
 	error_body ebody;
 } upload_state;
 
-static size_t on_upload_read(char *buf, size_t size, size_t nitems, void *ud)
+/* Copy what of [START, START+LEN) lies at or after S->off into BUF. */
+static size_t take(upload_state *s, char *buf, size_t want, unsigned long long start, const char *p, size_t len)
+{
+	size_t skip, n;
+
+	if (s->off < start || s->off >= start + len)
+		return 0;
+	skip = (size_t)(s->off - start);
+	n = len - skip < want ? len - skip : want;
+	memcpy(buf, p + skip, n);
+	s->off += n;
+	return n;
+}
+
+static long long on_upload_read(char *buf, size_t want, void *ud)
 {
 	upload_state *s = ud;
-	size_t want = size * nitems;
+	unsigned long long file_end = s->head_len + s->src->size;
+	size_t got;
 	ssize_t n;
 
-	if (s->off >= s->src->size)
-		return 0;
-	if (want > s->src->size - s->off)
-		want = (size_t)(s->src->size - s->off);
+	if (s->off < s->head_len)
+		return (long long)take(s, buf, want, 0, s->head, s->head_len);
+	if (s->off >= file_end)
+		return (long long)take(s, buf, want, file_end, s->tail, s->tail_len);
+	if (want > file_end - s->off)
+		want = (size_t)(file_end - s->off);
+	if (s->src->fd < 0) {
+		got = (size_t)(s->off - s->head_len);
+		memcpy(buf, (const char *)s->src->data + got, want);
+		s->off += want;
+		return (long long)want;
+	}
 	do
-		n = pread(s->src->fd, buf, want, (off_t)(s->src->offset + s->off));
+		n = pread(s->src->fd, buf, want, (off_t)(s->src->offset + (s->off - s->head_len)));
 	while (n < 0 && errno == EINTR);
 	if (n <= 0) {
 		/* Short of the announced size: the file shrank or the disk failed. */
@@ -230,63 +254,80 @@ static size_t on_upload_read(char *buf, size_t size, size_t nitems, void *ud)
 		else
 			ax_fail(s->err, AX_EXIT_FAILURE, "IO", "local file shrank while it was being uploaded");
 		s->call->callback_failed = true;
-		return CURL_READFUNC_ABORT;
+		return -1;
 	}
 	s->off += (unsigned long long)n;
-	return (size_t)n;
+	return n;
 }
 
-static int on_upload_seek(void *ud, curl_off_t offset, int origin)
+static size_t on_upload_answer(char *ptr, size_t n, void *ud)
 {
 	upload_state *s = ud;
 
-	if (origin != SEEK_SET || offset < 0)
-		return CURL_SEEKFUNC_CANTSEEK;
-	s->off = (unsigned long long)offset;
-	return CURL_SEEKFUNC_OK;
+	error_body_add(&s->ebody, ptr, n);
+	return n;
 }
 
-static size_t on_upload_answer(char *ptr, size_t size, size_t nmemb, void *ud)
+/* A filename for Content-Disposition, quoted as browsers do (HTML5): '"',
+ * CR and LF percent-encoded. */
+static char *disposition_name(const char *name)
 {
-	upload_state *s = ud;
+	char *out = malloc(3 * strlen(name) + 1), *o = out;
 
-	error_body_add(&s->ebody, ptr, size * nmemb);
-	return size * nmemb;
+	if (!out)
+		return NULL;
+	for (; *name; name++) {
+		if (*name == '"' || *name == '\r' || *name == '\n')
+			o += sprintf(o, "%%%02X", (unsigned char)*name);
+		else
+			*o++ = *name;
+	}
+	*o = '\0';
+	return out;
 }
 
-static curl_mime *upload_form(CURL *curl, const char *path, int mode, const ax_execd_source *src, upload_state *s)
+static int upload_form(const char *path, int mode, upload_state *s)
 {
 	json_t *meta = json_pack("{s:s}", "path", path);
-	char *meta_text;
 	const char *base = strrchr(path, '/');
-	curl_mime *mime;
-	curl_mimepart *part;
+	char boundary[40], *meta_text, *fname;
+	unsigned char rnd[12];
+	int n;
 
 	if (mode)
 		json_object_set_new(meta, "mode", json_integer(mode));
 	meta_text = json_dumps(meta, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(meta);
-	mime = meta_text ? curl_mime_init(curl) : NULL;
-	if (!mime) {
-		free(meta_text);
-		return NULL;
-	}
+	fname = disposition_name(base && base[1] ? base + 1 : "file");
+	if (getentropy(rnd, sizeof rnd) < 0)
+		memset(rnd, 0x5a, sizeof rnd);
+	n = snprintf(boundary, sizeof boundary, "------------------------");
+	for (size_t i = 0; i < sizeof rnd / 2; i++)
+		n += snprintf(boundary + n, sizeof boundary - (size_t)n, "%02x", rnd[i]);
 	/* execd reads both parts from the multipart file set, so each needs a filename. */
-	part = curl_mime_addpart(mime);
-	curl_mime_name(part, "metadata");
-	curl_mime_filename(part, "metadata");
-	curl_mime_type(part, "application/json");
-	curl_mime_data(part, meta_text, CURL_ZERO_TERMINATED);
+	if (!meta_text || !fname ||
+	    asprintf(&s->head,
+		     "--%s\r\nContent-Disposition: form-data; name=\"metadata\"; filename=\"metadata\"\r\n"
+		     "Content-Type: application/json\r\n\r\n%s\r\n"
+		     "--%s\r\nContent-Disposition: form-data; name=\"file\"; filename=\"%s\"\r\n"
+		     "Content-Type: application/octet-stream\r\n\r\n",
+		     boundary, meta_text, boundary, fname) < 0)
+		s->head = NULL;
+	if (s->head && asprintf(&s->tail, "\r\n--%s--\r\n", boundary) < 0)
+		s->tail = NULL;
 	free(meta_text);
-	part = curl_mime_addpart(mime);
-	curl_mime_name(part, "file");
-	curl_mime_filename(part, base && base[1] ? base + 1 : "file");
-	curl_mime_type(part, "application/octet-stream");
-	if (src->fd >= 0)
-		curl_mime_data_cb(part, (curl_off_t)src->size, on_upload_read, on_upload_seek, NULL, s);
-	else
-		curl_mime_data(part, src->data ? src->data : "", (size_t)src->size);
-	return mime;
+	free(fname);
+	if (!s->head || !s->tail)
+		return -1;
+	s->head_len = strlen(s->head);
+	s->tail_len = strlen(s->tail);
+	{
+		char line[96];
+
+		snprintf(line, sizeof line, "Content-Type: multipart/form-data; boundary=%s", boundary);
+		ax_http_add_header(s->call, line);
+	}
+	return 0;
 }
 
 int ax_execd_upload(ax_http *h, const char *path, int mode, const ax_execd_source *src, const ax_execd_xfer *x,
@@ -295,7 +336,6 @@ int ax_execd_upload(ax_http *h, const char *path, int mode, const ax_execd_sourc
 	ax_http_call call;
 	upload_state s;
 	tick_state t;
-	curl_mime *mime = NULL;
 	long status = 0;
 	int rc = -1;
 
@@ -305,20 +345,21 @@ int ax_execd_upload(ax_http *h, const char *path, int mode, const ax_execd_sourc
 	s.call = &call;
 	s.src = src;
 	s.err = err;
-	mime = upload_form(call.curl, path, mode, src, &s);
-	if (!mime) {
+	if (upload_form(path, mode, &s) < 0) {
 		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
 		goto out;
 	}
 	t = (tick_state){ .call = &call, .x = x, .err = err, .upload = true, .upload_size = src->size };
-	/* No 100-continue round trip: execd reads the body either way. */
-	ax_http_add_header(&call, "Expect:");
 	ax_http_add_header(&call, "Accept: application/json");
 	stream_options(&call, x, &t);
-	curl_easy_setopt(call.curl, CURLOPT_UPLOAD_BUFFERSIZE, (long)buffer_size(x, 16384, MAX_UPLOAD_BUFFER));
-	curl_easy_setopt(call.curl, CURLOPT_MIMEPOST, mime);
-	curl_easy_setopt(call.curl, CURLOPT_WRITEFUNCTION, on_upload_answer);
-	curl_easy_setopt(call.curl, CURLOPT_WRITEDATA, &s);
+	call.buffer_size = buffer_size(x, 16384, MAX_UPLOAD_BUFFER);
+	call.read_cb = on_upload_read;
+	call.read_data = &s;
+	call.read_size = s.head_len + src->size + s.tail_len;
+	/* The progress figure counts file bytes, not the multipart framing. */
+	t.upload_framing = s.head_len;
+	call.write_cb = on_upload_answer;
+	call.write_data = &s;
 	if (ax_http_perform(&call, &status, err) < 0) {
 		stream_failed(&call, "Upload to", path, err);
 		goto out;
@@ -330,7 +371,8 @@ int ax_execd_upload(ax_http *h, const char *path, int mode, const ax_execd_sourc
 	rc = 0;
 out:
 	ax_http_end(&call);
-	curl_mime_free(mime);
+	free(s.head);
+	free(s.tail);
 	return rc;
 }
 

@@ -2,7 +2,6 @@
 
 #include "mcp_http.h"
 
-#include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,7 +234,6 @@ void ax_mcp_http_close(ax_mcp_http *c)
 		if (ax_http_begin(c->http, &call, "DELETE", c->path, &ignored) == 0) {
 			snprintf(line, sizeof line, "Mcp-Session-Id: %s", c->session);
 			ax_http_add_header(&call, line);
-			curl_easy_setopt(call.curl, CURLOPT_NOBODY, 1L);
 			ax_http_perform(&call, &status, &ignored);
 			ax_http_end(&call);
 		}

@@ -1,6 +1,8 @@
 #include "runtime.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int ax_runtime_connect(ax_lifecycle *lc, const char *id, int port, long timeout_s, ax_http *out, ax_error *err)
 {
@@ -20,4 +22,30 @@ int ax_runtime_connect(ax_lifecycle *lc, const char *id, int port, long timeout_
 	free(url);
 	json_decref(headers);
 	return rc;
+}
+
+void ax_runtime_explain(ax_lifecycle *lc, const char *id, ax_error *err)
+{
+	char *eid, *path = NULL;
+	json_t *s = NULL;
+	ax_error gerr;
+	const json_t *st;
+	const char *state, *msg;
+
+	if (!lc || !id || !err || strcmp(err->code, "CONNECTION") != 0)
+		return;
+	eid = ax_http_escape(id);
+	if (!eid || asprintf(&path, "/sandboxes/%s", eid) < 0)
+		path = NULL;
+	free(eid);
+	if (path && ax_lc_call(lc, "GET", path, NULL, 200, &s, &gerr) == 0) {
+		st = json_object_get(s, "status");
+		state = json_string_value(json_object_get(st, "state"));
+		msg = json_string_value(json_object_get(st, "message"));
+		if (state && strcmp(state, "Running") != 0)
+			ax_fail(err, AX_EXIT_FAILURE, "SANDBOX_NOT_RUNNING", "sandbox %s is %s%s%.600s", id, state,
+				msg && *msg ? ": " : "", msg && *msg ? msg : "");
+	}
+	json_decref(s);
+	free(path);
 }

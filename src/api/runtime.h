@@ -12,4 +12,10 @@
  * with every request. TIMEOUT_S applies to plain requests; 0 = none. */
 int ax_runtime_connect(ax_lifecycle *lc, const char *id, int port, long timeout_s, ax_http *out, ax_error *err);
 
+/* ERR is a transport failure talking to sandbox ID's runtime: when the
+ * lifecycle says the sandbox is not running (its agent died, it expired...),
+ * replace ERR with that, in one line ("sandbox ID is Terminated: why").
+ * Anything else leaves ERR as it is. */
+void ax_runtime_explain(ax_lifecycle *lc, const char *id, ax_error *err);
+
 #endif

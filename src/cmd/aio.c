@@ -131,6 +131,8 @@ out:
 	json_decref(body);
 	json_decref(data);
 	if (connected) {
+		if (rc < 0)
+			ax_runtime_explain(&lc, id, err);
 		ax_http_free(&aio);
 		ax_lc_close(&lc);
 	}
@@ -168,6 +170,8 @@ int ax_cmd_aio_read(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *
 	}
 	json_decref(body);
 	json_decref(data);
+	if (rc < 0)
+		ax_runtime_explain(&lc, id, err);
 	ax_http_free(&aio);
 	ax_lc_close(&lc);
 	free(id);

@@ -90,6 +90,7 @@ int ax_cmd_file_cat(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *
 	}
 	rc = 0;
 out:
+	rc = ax_file_explain(&c, id, rc, err);
 	ax_file_disconnect(&c);
 	free(buf.data);
 	free(id);
@@ -221,6 +222,7 @@ int ax_cmd_file_write(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error
 	res->view.title = "File Written";
 	rc = ax_after_success(ctx, "file.write", id, err);
 out:
+	rc = ax_file_explain(&c, id, rc, err);
 	ax_file_disconnect(&c);
 	if (spool >= 0)
 		close(spool);

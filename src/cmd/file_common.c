@@ -39,6 +39,24 @@ void ax_file_disconnect(ax_file_conn *c)
 	c->execd_open = c->lc_open = false;
 }
 
+int ax_file_explain(ax_file_conn *c, const char *id, int rc, ax_error *err)
+{
+	if (rc < 0 && c->lc_open)
+		ax_runtime_explain(&c->lc, id, err);
+	return rc;
+}
+
+void ax_file_error_rename(ax_error *err, const char *from, const char *to)
+{
+	char *at = err && from && *from && to ? strstr(err->message, from) : NULL;
+	char tail[sizeof err->message];
+
+	if (!at)
+		return;
+	snprintf(tail, sizeof tail, "%s", at + strlen(from));
+	snprintf(at, sizeof err->message - (size_t)(at - err->message), "%s%s", to, tail);
+}
+
 int ax_file_check_encoding(const ax_args *args, ax_error *err)
 {
 	const char *e = ax_arg_string(args, "encoding");

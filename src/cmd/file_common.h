@@ -23,6 +23,12 @@ typedef struct ax_file_conn {
 
 int ax_file_connect(ax_ctx *ctx, const char *id, ax_file_conn *c, ax_error *err);
 void ax_file_disconnect(ax_file_conn *c);
+/* Returns RC; when RC failed because the runtime did not answer, ERR says
+ * instead why the sandbox is not running, if it is not (ax_runtime_explain). */
+int ax_file_explain(ax_file_conn *c, const char *id, int rc, ax_error *err);
+/* In ERR's message, name TO where it names FROM (a staging path the user
+ * never sees, so "Cannot write DIR/.NAME.X.part" reads "Cannot write NAME"). */
+void ax_file_error_rename(ax_error *err, const char *from, const char *to);
 
 /* --encoding: only utf-8 exists here (bytes are passed through untouched). */
 int ax_file_check_encoding(const ax_args *args, ax_error *err);

@@ -155,6 +155,8 @@ static int download_one(ax_file_conn *c, ax_file_xfer *t, const char *remote, co
 	if (!part)
 		return oom(err);
 	rc = ax_file_fetch(c, t, remote, part, bytes, err);
+	if (rc < 0)
+		ax_file_error_rename(err, part, tg->given);
 	if (rc < 0 && err->exit_code == AX_EXIT_FAILURE && strcmp(err->code, "CONNECTION") != 0)
 		suggest_recursive(c, remote, err);
 	if (rc == 0 && rename(part, tg->abs) < 0) {
@@ -220,6 +222,7 @@ int ax_cmd_file_download(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_er
 			      (json_int_t)(recursive ? got.directories + 1 : 0));
 	res->view.title = "File Downloaded";
 out:
+	rc = ax_file_explain(&c, id, rc, err);
 	ax_file_disconnect(&c);
 	target_free(&tg);
 	free(id);

@@ -268,6 +268,7 @@ int ax_cmd_file_upload(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_erro
 	res->view.title = "File Uploaded";
 	rc = ax_after_success(ctx, "file.upload", id, err);
 out:
+	rc = ax_file_explain(&c, id, rc, err);
 	ax_file_disconnect(&c);
 	ax_file_list_free(&p.dirs);
 	ax_file_list_free(&p.files);

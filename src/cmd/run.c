@@ -136,6 +136,8 @@ out:
 		fclose(o.err);
 	free(o.out_buf);
 	free(o.err_buf);
+	if (status < 0 && have_lc)
+		ax_runtime_explain(&lc, id, err);
 	if (have_execd)
 		ax_http_free(&execd);
 	if (have_lc)

@@ -151,6 +151,7 @@ double ax_wait_ready(ax_ctx *ctx, ax_lifecycle *lc, const char *id, long long ti
 		goto out;
 	json_object_foreach(headers, k, v)
 		ax_http_set_header(&http, k, json_string_value(v));
+	http.no_retry = true;  /* this loop is the retry, with its own faster pace */
 	if (ctx->verbose)
 		fprintf(stderr, "[verbose] AIO health check: GET %s%s (timeout %llds)\n", url, path, timeout_s);
 	snprintf(last.message, sizeof last.message, "no answer");
@@ -368,6 +369,16 @@ static int do_get(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc, const char
 	res->data = ax_lc_sandbox_object(s);
 	json_object_del(res->data, "expires_at");
 	json_object_del(res->data, "created_at");
+	{
+		/* Why it is in that state (its agent died, its entrypoint exited...);
+		 * a running sandbox's message is only the engine's note on limits. */
+		const json_t *st = json_object_get(s, "status");
+		const char *msg = json_string_value(json_object_get(st, "message"));
+		const char *reason = json_string_value(json_object_get(st, "reason"));
+
+		if (msg && *msg && !(reason && strcmp(reason, "SANDBOX_RUNNING") == 0))
+			json_object_set_new(res->data, "message", json_string(msg));
+	}
 	res->view.title = "Sandbox";
 	json_decref(s);
 	return 0;

@@ -19,6 +19,7 @@ typedef struct ax_engine {
 	char *agent_path;      /* allox-agent on the host */
 	char *api_key;         /* required on TCP unless insecure */
 	const char *clock_file;/* test-only clock offset (ALLOX_ENGINE_CLOCK_OFFSET_FILE) */
+	long create_delay_ms;  /* test-only pause between spawn and Running (ALLOX_ENGINE_TEST_CREATE_DELAY_MS) */
 	FILE *log;
 	pthread_mutex_t lock;  /* guards sandboxes and every record */
 	json_t *sandboxes;     /* id -> record (see store.c) */
@@ -59,6 +60,10 @@ void ax_resp_error(ax_resp *resp, int status, const char *code, const char *fmt,
 /* store.c */
 int ax_store_load(ax_engine *e, ax_error *err);
 int ax_store_save(ax_engine *e, json_t *record, ax_error *err);
+/* The same, atomic but not flushed to disk: for the record of a sandbox being
+ * created, which only has to survive an engine crash (the page cache does),
+ * and is written durably once the sandbox runs. */
+int ax_store_save_pending(ax_engine *e, json_t *record, ax_error *err);
 char *ax_store_dir(const ax_engine *e, const char *id);
 
 /* sandboxes.c */

@@ -307,6 +307,11 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	e.clock_file = getenv("ALLOX_ENGINE_CLOCK_OFFSET_FILE");
+	{
+		const char *delay = getenv("ALLOX_ENGINE_TEST_CREATE_DELAY_MS");
+
+		e.create_delay_ms = delay ? atol(delay) : 0;
+	}
 	e.agent_path = find_agent();
 	e.sandboxes = json_object();
 	e.snapshots = json_object();

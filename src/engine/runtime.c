@@ -142,9 +142,9 @@ static void bwrap_message(int log_fd, off_t from, char *out, size_t len)
 /* 1 once PID 1's executable is no longer bwrap, 0 if it died first, -1 on timeout. */
 static int wait_exec(pid_t pid, unsigned long long start, const struct stat *bwrap)
 {
-	long long deadline = ax_rt_now_ms() + AX_RT_START_MS;
+	long long deadline = ax_rt_now_ms() + AX_RT_START_MS, fine_until = ax_rt_now_ms() + 20;
 	char path[64];
-	long us = 100;
+	long us = 150;
 
 	snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
 	for (;;) {
@@ -156,8 +156,10 @@ static int wait_exec(pid_t pid, unsigned long long start, const struct stat *bwr
 			return ax_rt_proc_same(pid, start) ? 1 : 0;
 		if (ax_rt_now_ms() > deadline)
 			return -1;
+		/* bwrap takes a few ms to set up: look often then (the reply to
+		 * create waits on this), rarely once it is slow. */
 		ax_rt_sleep_us(us);
-		if (us < 2000)
+		if (ax_rt_now_ms() > fine_until && us < 2000)
 			us *= 2;
 	}
 }
@@ -195,7 +197,9 @@ static int open_fds(const ax_rt_spec *s, const ax_cgroup *cg, launch *l, ax_erro
 
 		if (!cg->dir[k][0])
 			continue;
-		snprintf(path, sizeof path, "%s/cgroup.procs", cg->dir[k]);
+		/* v1: the setup process moves itself through "tasks" (see setup()); v2
+		 * has no such path for a domain cgroup and takes the pid in cgroup.procs. */
+		snprintf(path, sizeof path, "%s/%s", cg->dir[k], k == AX_CG_V2 ? "cgroup.procs" : "tasks");
 		l->cg_fds[k] = high_fd(open(path, O_WRONLY | O_CLOEXEC));
 		if (l->cg_fds[k] < 0)
 			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot open %s: %s", path, strerror(errno));

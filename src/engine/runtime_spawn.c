@@ -121,9 +121,17 @@ static __attribute__((noreturn)) void setup(const ax_spawn *sp)
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	umask(022);
-	for (int k = 0; k < AX_CG_N; k++)
-		if (sp->cg_fds[k] >= 0 && write(sp->cg_fds[k], pid, (size_t)pidlen) != pidlen)
+	/* Moving a process through cgroup.procs write-locks a global rwsem and
+	 * waits for an RCU grace period: 5-20 ms per sandbox here. Writing "0"
+	 * to a v1 "tasks" file moves only the calling thread and skips that lock;
+	 * we are single-threaded (no CLONE_THREAD), so that moves all of us. */
+	for (int k = 0; k < AX_CG_N; k++) {
+		const char *who = k == AX_CG_V2 ? pid : "0";
+		size_t len = k == AX_CG_V2 ? (size_t)pidlen : 1;
+
+		if (sp->cg_fds[k] >= 0 && write(sp->cg_fds[k], who, len) != (ssize_t)len)
 			child_fail(sp, AX_STEP_CGROUP, k);
+	}
 	if (unshare(CLONE_NEWNS) < 0)
 		child_fail(sp, AX_STEP_UNSHARE, 0);
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)

@@ -21,7 +21,7 @@ enum {
 typedef struct ax_spawn {
 	const ax_plan *mounts;
 	char *const *argv;          /* bwrap's command line */
-	int cg_fds[AX_CG_N];        /* cgroup.procs files to join, -1 when unused */
+	int cg_fds[AX_CG_N];        /* v1 tasks / v2 cgroup.procs files to join, -1 when unused */
 	int null_fd, log_fd;        /* stdin; stdout and stderr (unless kept) */
 	int status_w, info_w;
 	const int *keep_fds;

@@ -491,7 +491,8 @@ static void create(ax_engine *e, const ax_req *req, ax_resp *resp)
 		free(dir);
 		return;
 	}
-	if (!dir || ax_mkdir_p(dir, 0700, &err) < 0 || ax_store_save(e, rec, &err) < 0 || spawn(e, rec, &err) < 0) {
+	if (!dir || ax_mkdir_p(dir, 0700, &err) < 0 || ax_store_save_pending(e, rec, &err) < 0 ||
+	    spawn(e, rec, &err) < 0) {
 		ax_engine_log(e, "create %s failed: %s", id, err.message);
 		ax_resp_error(resp, 500, "SANDBOX::PROVISIONING_ERROR", "cannot start sandbox: %s", err.message);
 		if (dir)
@@ -502,6 +503,11 @@ static void create(ax_engine *e, const ax_req *req, ax_resp *resp)
 		free(dir);
 		return;
 	}
+	/* Still Pending, now with its runtime: an engine that dies before the
+	 * Running record is saved leaves a record the next one can clean up. */
+	save(e, rec);
+	if (e->create_delay_ms > 0)
+		nanosleep(&(struct timespec){ e->create_delay_ms / 1000, (e->create_delay_ms % 1000) * 1000000L }, NULL);
 	{
 		const char *note = json_string_value(json_object_get(json_object_get(rec, "runtime"), "note"));
 
@@ -862,6 +868,32 @@ void ax_sandboxes_route(ax_engine *e, const ax_req *req, ax_resp *resp)
 
 /* ---------- background ---------- */
 
+/* Why the sandbox's PID 1, its allox-agent, is gone, for its status. bwrap,
+ * the agent's parent, exits with the agent's code, or 128+N when signal N
+ * killed it; we see that when we reap bwrap, i.e. when this engine started
+ * the sandbox (a re-adopted one's bwrap is not our child). */
+static void agent_gone(const ax_rt_handle *h, char *msg, size_t n)
+{
+	int st = 0, i, code;
+	pid_t r = 0;
+
+	/* bwrap follows its child within moments; wait for it a little. */
+	for (i = 0; i < 50 && h->pid > 0; i++) {
+		r = waitpid(h->pid, &st, WNOHANG);
+		if (r != 0)
+			break;
+		usleep(10000);
+	}
+	code = r == h->pid && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	if (code > 128)
+		snprintf(msg, n, "the sandbox's agent (allox-agent, pid %d) was killed by signal %d (%s)", (int)h->init_pid,
+			 code - 128, strsignal(code - 128));
+	else if (code >= 0)
+		snprintf(msg, n, "the sandbox's agent (allox-agent, pid %d) exited with code %d", (int)h->init_pid, code);
+	else
+		snprintf(msg, n, "the sandbox's agent (allox-agent, pid %d) is gone", (int)h->init_pid);
+}
+
 void ax_sandboxes_reap(ax_engine *e)
 {
 	time_t now = ax_engine_now(e);
@@ -883,14 +915,16 @@ void ax_sandboxes_reap(ax_engine *e)
 		handle_of(rec, &h);
 		if ((strcmp(state, "Running") == 0 || strcmp(state, "Paused") == 0) && !ax_rt_alive(&h)) {
 			ax_error kerr;
+			char why[160];
 
+			agent_gone(&h, why, sizeof why);
 			/* Whatever is left of it (cgroups, stragglers) goes now, not at delete. */
 			if (ax_rt_kill(&h, id, &kerr) < 0)
 				ax_engine_log(e, "cleanup of %s: %s", id, kerr.message);
 			collect(&h, 1);
-			set_status(rec, e, "Terminated", "SANDBOX_EXITED", "the sandbox's init process is gone");
+			set_status(rec, e, "Terminated", "SANDBOX_EXITED", why);
 			save(e, rec);
-			ax_engine_log(e, "%s exited on its own", id);
+			ax_engine_log(e, "%s exited on its own: %s", id, why);
 		}
 	}
 	for (i = 0; i < json_array_size(expired); i++) {
@@ -906,22 +940,31 @@ void ax_sandboxes_adopt(ax_engine *e)
 {
 	json_t *rec;
 	const char *id;
+	void *next;
 
 	pthread_mutex_lock(&e->lock);
-	json_object_foreach(e->sandboxes, id, rec) {
+	json_object_foreach_safe(e->sandboxes, next, id, rec) {
 		const char *state = state_of(rec) ?: "";
 		ax_rt_handle h;
 
 		handle_of(rec, &h);
 		if (strcmp(state, "Pending") == 0) {
-			set_status(rec, e, "Failed", "PROVISIONING_ERROR", "the engine stopped while creating it");
-			save(e, rec);
+			/* The engine died while creating it: its client got an error and
+			 * no id, so nobody can use it. Whatever got started goes (by
+			 * handle if spawn finished, by cgroup otherwise), and so does
+			 * its state directory. */
+			ax_engine_log(e, "removing %s: the engine stopped while creating it", id);
+			destroy(e, id, rec);
 		} else if ((strcmp(state, "Running") == 0 || strcmp(state, "Paused") == 0) && !ax_rt_alive(&h)) {
 			ax_error kerr;
+			char why[160];
 
 			if (ax_rt_kill(&h, id, &kerr) < 0)
 				ax_engine_log(e, "cleanup of %s: %s", id, kerr.message);
-			set_status(rec, e, "Terminated", "SANDBOX_EXITED", "the sandbox ended while the engine was down");
+
+			snprintf(why, sizeof why, "the sandbox's agent (allox-agent, pid %d) ended while the engine was down",
+				 (int)h.init_pid);
+			set_status(rec, e, "Terminated", "SANDBOX_EXITED", why);
 			save(e, rec);
 		} else {
 			ax_error terr;

@@ -17,7 +17,7 @@ char *ax_store_dir(const ax_engine *e, const char *id)
 	return ax_path_join(e->sandboxes_dir, id);
 }
 
-int ax_store_save(ax_engine *e, json_t *record, ax_error *err)
+static int store(ax_engine *e, json_t *record, bool durable, ax_error *err)
 {
 	const char *id = json_string_value(json_object_get(record, "id"));
 	char *dir = ax_store_dir(e, id), *path = dir ? ax_path_join(dir, "record.json") : NULL;
@@ -26,12 +26,24 @@ int ax_store_save(ax_engine *e, json_t *record, ax_error *err)
 
 	if (!dir || !path || !text)
 		rc = ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
-	else
+	else if (durable)
 		rc = ax_write_file_atomic(path, text, strlen(text), 0600, err);
+	else
+		rc = ax_write_file_replace(path, text, strlen(text), 0600, err);
 	free(text);
 	free(path);
 	free(dir);
 	return rc;
+}
+
+int ax_store_save(ax_engine *e, json_t *record, ax_error *err)
+{
+	return store(e, record, true, err);
+}
+
+int ax_store_save_pending(ax_engine *e, json_t *record, ax_error *err)
+{
+	return store(e, record, false, err);
 }
 
 int ax_store_load(ax_engine *e, ax_error *err)

@@ -1,36 +1,32 @@
 #include "base64.h"
 
-#include <limits.h>
-#include <openssl/evp.h>
+#include <resolv.h>
 #include <stdlib.h>
+#include <string.h>
 
 int ax_base64_decode(const char *in, size_t len, unsigned char **out, size_t *out_len)
 {
-	EVP_ENCODE_CTX *ctx;
-	unsigned char *buf;
-	int n = 0, fin = 0, rc;
+	/* b64_pton wants a C string and room for the whole decoded size. */
+	char *text = malloc(len + 1);
+	unsigned char *buf = malloc(len / 4 * 3 + 3);
+	int n;
 
 	*out = NULL;
 	*out_len = 0;
-	if (len > INT_MAX)
-		return -1;
-	buf = malloc(len / 4 * 3 + 3);
-	ctx = EVP_ENCODE_CTX_new();
-	if (!buf || !ctx) {
+	if (!text || !buf) {
+		free(text);
 		free(buf);
-		EVP_ENCODE_CTX_free(ctx);
 		return -1;
 	}
-	EVP_DecodeInit(ctx);
-	rc = EVP_DecodeUpdate(ctx, buf, &n, (const unsigned char *)in, (int)len);
-	if (rc >= 0)
-		rc = EVP_DecodeFinal(ctx, buf + n, &fin);
-	EVP_ENCODE_CTX_free(ctx);
-	if (rc < 0) {
+	memcpy(text, in, len);
+	text[len] = '\0';
+	n = b64_pton(text, buf, len / 4 * 3 + 3);
+	free(text);
+	if (n < 0) {
 		free(buf);
 		return -1;
 	}
 	*out = buf;
-	*out_len = (size_t)n + (size_t)fin;
+	*out_len = (size_t)n;
 	return 0;
 }

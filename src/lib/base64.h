@@ -1,5 +1,6 @@
 /* Base64 as JSON protocols carry binary data (Jupyter images, MCP content,
- * CDP screenshots), decoded with OpenSSL's EVP coder. */
+ * CDP screenshots), decoded with the C library's b64_pton (libresolv): the CLI
+ * need not load OpenSSL for it. */
 #ifndef ALLOX_BASE64_H
 #define ALLOX_BASE64_H
 

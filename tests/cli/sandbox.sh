@@ -57,6 +57,17 @@ run allox sandbox renew
 expect_rc 2
 expect_err_has "missing option --timeout"
 
+t "the sandbox's init and its children join every cgroup of the sandbox"
+# The setup process moves itself through v1 "tasks" (not cgroup.procs): check
+# that the whole sandbox really landed there, children included.
+init=$(jq -r .runtime.initPid "$STATE/$ID/record.json")
+for pid in "$init" $(cat "/proc/$init/task/$init/children" 2>/dev/null); do
+	for c in freezer memory pids; do
+		[ -d "/sys/fs/cgroup/$c/allox/$ID" ] || continue
+		grep -q ":$c:/allox/$ID\$" "/proc/$pid/cgroup" || fail "pid $pid not in the $c cgroup: $(cat /proc/$pid/cgroup)"
+	done
+done
+
 t "pause freezes the sandbox, resume thaws it"
 run allox sandbox pause -o json
 expect_rc 0
