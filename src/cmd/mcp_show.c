@@ -141,7 +141,8 @@ int ax_mcp_show(FILE *out, const json_t *result, const json_t *saved, ax_error *
 				snprintf(buf, sizeof buf, "[%s, %zu bytes]", mime_of(item) ?: type, bytes);
 			rc = line(out, buf, &start);
 		} else {
-			char *compact = json_dumps(item, JSON_COMPACT | JSON_PRESERVE_ORDER);
+			/* ENCODE_ANY: a server may list a bare number or string (found by fuzz_mcp). */
+			char *compact = json_dumps(item, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
 
 			rc = compact ? line(out, compact, &start) : -1;
 			free(compact);

@@ -63,6 +63,10 @@ static void test_show_short_bad_base64(void **state)
 		    NULL);
 	assert_string_equal(out, "[image/png, 0 bytes]\n[audio/wav, 0 bytes]\n");
 	free(out);
+	/* Content items that are not objects were "cannot write output" (fuzz_mcp). */
+	out = shown("{\"content\":[6, \"x\", null]}", NULL);
+	assert_string_equal(out, "6\n\"x\"\nnull\n");
+	free(out);
 }
 
 static void test_show_saved_paths(void **state)
