@@ -162,6 +162,15 @@ int ag_event_text(struct ag_buf *b, const char *type, const char *text, size_t l
 	return end_event(b);
 }
 
+int ag_event_output(struct ag_buf *b, const char *type, const char *text, size_t len, bool ended)
+{
+	if (add_str(b, "{\"type\":") < 0 || ag_json_escape(b, type, strlen(type)) < 0 ||
+	    add_str(b, ",\"text\":") < 0 || ag_json_escape(b, text, len) < 0 ||
+	    (!ended && add_str(b, ",\"partial\":true") < 0))
+		return -1;
+	return end_event(b);
+}
+
 int ag_event_complete(struct ag_buf *b, int64_t execution_ms)
 {
 	char head[96];

@@ -6,6 +6,7 @@
 #ifndef ALLOX_AGENT_EXECD_EVENT_H
 #define ALLOX_AGENT_EXECD_EVENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,6 +28,11 @@ int ag_json_escape(struct ag_buf *b, const char *text, size_t len);
 
 /* {"type":TYPE,"text":TEXT,"timestamp":MS}: init, stdout, stderr, ping. */
 int ag_event_text(struct ag_buf *b, const char *type, const char *text, size_t len);
+/* ag_event_text for stdout and stderr; a TEXT that ends no line (a piece of
+ * a longer one, or the last one without a terminator) gets "partial":true
+ * (our extension of ServerStreamEvent: without it a client ends each event
+ * with a newline, and a 100 MB line would come back cut every 32 KiB). */
+int ag_event_output(struct ag_buf *b, const char *type, const char *text, size_t len, bool ended);
 /* {"type":"execution_complete","execution_time":MS,"timestamp":MS} */
 int ag_event_complete(struct ag_buf *b, int64_t execution_ms);
 /* {"type":"error","error":{"ename":ENAME,"evalue":EVALUE,"traceback":[TRACE]},"timestamp":MS} */

@@ -45,7 +45,7 @@ static int add(struct ag_lines *l, const char *data, size_t n, ag_line_fn fn, vo
 
 			if (cut == 0)
 				cut = l->len;
-			if (fn(cls, l->carry, cut) < 0)
+			if (fn(cls, l->carry, cut, false) < 0)
 				return -1;
 			memmove(l->carry, l->carry + cut, l->len - cut);
 			l->len -= cut;
@@ -72,11 +72,11 @@ int ag_lines_feed(struct ag_lines *l, const char *data, size_t n, ag_line_fn fn,
 			return add(l, data, n, fn, cls);
 		/* A whole line with nothing carried goes out without a copy. */
 		if (l->len == 0) {
-			if (fn(cls, data, i) < 0)
+			if (fn(cls, data, i, true) < 0)
 				return -1;
 		} else {
 			/* (A line of exactly AG_LINE_MAX bytes went out whole in add.) */
-			if (add(l, data, i, fn, cls) < 0 || (l->len && fn(cls, l->carry, l->len) < 0))
+			if (add(l, data, i, fn, cls) < 0 || (l->len && fn(cls, l->carry, l->len, true) < 0))
 				return -1;
 			l->len = 0;
 		}
@@ -92,7 +92,7 @@ int ag_lines_flush(struct ag_lines *l, ag_line_fn fn, void *cls)
 	int rc = 0;
 
 	if (l->len)
-		rc = fn(cls, l->carry, l->len);
+		rc = fn(cls, l->carry, l->len, false);
 	l->len = 0;
 	return rc;
 }

@@ -11,8 +11,10 @@
 
 #define AG_LINE_MAX 32768
 
-/* Called for each line; returns 0, or -1 to stop. */
-typedef int (*ag_line_fn)(void *cls, const char *line, size_t len);
+/* Called for each line; ENDED is false for a piece of a longer line and for
+ * the final unterminated line (no terminator was seen: the client must not
+ * add one). Returns 0, or -1 to stop. */
+typedef int (*ag_line_fn)(void *cls, const char *line, size_t len, bool ended);
 
 struct ag_lines {
 	char *carry;        /* the unfinished line, AG_LINE_MAX bytes once allocated */

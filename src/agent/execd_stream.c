@@ -42,12 +42,12 @@ struct line_sink {
 	const char *type;
 };
 
-static int on_line(void *cls, const char *line, size_t len)
+static int on_line(void *cls, const char *line, size_t len, bool ended)
 {
 	struct line_sink *k = cls;
 
 	k->s->last_event = ag_mono_ms();
-	return ag_event_text(&k->s->out, k->type, line, len);
+	return ag_event_output(&k->s->out, k->type, line, len, ended);
 }
 
 static const char *const stream_type[2] = { "stdout", "stderr" };

@@ -238,7 +238,10 @@ static enum MHD_Result on_part(void *cls, enum MHD_ValueKind kind, const char *k
 			       uint64_t off, size_t size)
 {
 	struct upload *u = cls;
-	enum part part = strcmp(key, "metadata") == 0 ? PART_META : strcmp(key, "file") == 0 ? PART_FILE : PART_NONE;
+	/* MHD hands over a part without a Content-Disposition name with KEY NULL. */
+	enum part part = !key ? PART_NONE : strcmp(key, "metadata") == 0 ? PART_META
+					  : strcmp(key, "file") == 0   ? PART_FILE
+								       : PART_NONE;
 
 	/* MHD numbers each part's bytes from 0: a new part, or a new key. */
 	if (part != u->part || (off == 0 && u->part_bytes > 0))

@@ -1,9 +1,23 @@
 #include "upload_sink.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "fs.h"
+
+static bool is_multipart(struct MHD_Connection *conn)
+{
+	static const char form[] = "multipart/form-data";
+	const char *type = NULL;
+	size_t len = 0;
+
+	return MHD_lookup_connection_value_n(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE,
+					     strlen(MHD_HTTP_HEADER_CONTENT_TYPE), &type, &len) == MHD_YES &&
+	       type && len >= sizeof form - 1 && strncasecmp(type, form, sizeof form - 1) == 0;
+}
 
 void *upload_sink_state(struct ag_req *req, size_t size, void (*free_state)(void *state),
 			MHD_PostDataIterator on_part, size_t pp_buffer)
@@ -18,8 +32,11 @@ void *upload_sink_state(struct ag_req *req, size_t size, void (*free_state)(void
 	s->fd = -1;
 	req->state = s;
 	req->free_state = free_state;
-	/* NULL unless the Content-Type is a form MHD can parse. */
-	s->pp = MHD_create_post_processor(req->conn, pp_buffer, on_part, s);
+	/* NULL unless the body is multipart/form-data: MHD would also parse
+	 * url-encoded forms, which no upload client sends (and whose parse
+	 * depends on how the body is chunked; tests/fuzz/fuzz_multipart.c). */
+	if (is_multipart(req->conn))
+		s->pp = MHD_create_post_processor(req->conn, pp_buffer, on_part, s);
 	return s;
 }
 

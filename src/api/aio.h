@@ -13,4 +13,9 @@
 int ax_aio_call(ax_http *aio, const char *path, const json_t *body, const char *no_data_message, json_t **data,
 		ax_error *err);
 
+/* The decoding half of ax_aio_call: the answer STATUS with BODY (LEN bytes,
+ * need not be NUL-terminated). Fuzzed by tests/fuzz/fuzz_runtime.c. */
+int ax_aio_decode(long status, const char *body, size_t len, const char *no_data_message, json_t **data,
+		  ax_error *err);
+
 #endif

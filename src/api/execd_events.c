@@ -50,7 +50,8 @@ static int handle_event(ax_event_decoder *s, const char *line, size_t len)
 		snprintf(s->id, sizeof s->id, "%s", text);
 	} else if (strcmp(type, "stdout") == 0 || strcmp(type, "stderr") == 0) {
 		if (s->ev->on_output && s->ev->on_output(s->ev->user, type[3] == 'e', text ? text : "",
-							  text ? json_string_length(json_object_get(ev, "text")) : 0) < 0) {
+							  text ? json_string_length(json_object_get(ev, "text")) : 0,
+							  !json_is_true(json_object_get(ev, "partial"))) < 0) {
 			json_decref(ev);
 			return -1;
 		}

@@ -9,8 +9,11 @@
 #include "error.h"
 
 typedef struct ax_command_events {
-	/* Called for each stdout/stderr line (without its terminator) as it arrives. */
-	int (*on_output)(void *user, bool is_stderr, const char *text, size_t len);
+	/* Called for each stdout/stderr line (without its terminator) as it
+	 * arrives. ENDED is false when the line did not end there (our agent's
+	 * "partial":true: a piece of a long line, or a last line without a
+	 * terminator); execd's own events always end a line. */
+	int (*on_output)(void *user, bool is_stderr, const char *text, size_t len, bool ended);
 	void *user;
 } ax_command_events;
 

@@ -28,14 +28,18 @@ static void error_body_add(error_body *b, const char *p, size_t n)
 }
 
 /* execd answers errors as {"code", "message"}; its auth layer as {"error"}. */
-static int execd_error(long status, const char *body, size_t len, ax_error *err)
+int ax_execd_decode_error(long status, const char *body, size_t len, ax_error *err)
 {
 	json_t *j = json_loadb(body, len, 0, NULL);
 	const char *code = json_string_value(json_object_get(j, "code"));
 	const char *msg = json_string_value(json_object_get(j, "message"));
 	char fallback[32];
-	size_t line = strcspn(body, "\r\n");
+	size_t line = 0;
 
+	while (line < len && body[line] && body[line] != '\r' && body[line] != '\n')
+		line++;
+	if (code && !*code)
+		code = NULL;
 	if (!msg)
 		msg = json_string_value(json_object_get(j, "error"));
 	snprintf(fallback, sizeof fallback, "HTTP %ld", status);
@@ -183,7 +187,7 @@ int ax_execd_download(ax_http *h, const char *path, ax_execd_sink sink, void *si
 		goto out;
 	}
 	if (status != 200) {
-		execd_error(status, s.ebody.data, s.ebody.len, err);
+		ax_execd_decode_error(status, s.ebody.data, s.ebody.len, err);
 		goto out;
 	}
 	if (bytes)
@@ -361,7 +365,7 @@ int ax_execd_upload(ax_http *h, const char *path, int mode, const ax_execd_sourc
 		goto out;
 	}
 	if (status < 200 || status > 299) {
-		execd_error(status, s.ebody.data, s.ebody.len, err);
+		ax_execd_decode_error(status, s.ebody.data, s.ebody.len, err);
 		goto out;
 	}
 	rc = 0;
@@ -372,48 +376,46 @@ out:
 	return rc;
 }
 
-/* A JSON call: METHOD PATH with BODY; *OUT gets the decoded answer. */
-static int json_call(ax_http *h, const char *method, const char *path, const json_t *body, json_t **out,
-		     ax_error *err)
+/* METHOD PATH with BODY: 0 with the 2xx answer in *R (to free), or -1. */
+static int call(ax_http *h, const char *method, const char *path, const json_t *body, ax_http_response *r,
+		ax_error *err)
 {
-	ax_http_response r;
-	json_error_t jerr;
-	int rc = -1;
-
-	if (out)
-		*out = NULL;
-	if (ax_http_request(h, method, path, body, &r, err) < 0)
+	if (ax_http_request(h, method, path, body, r, err) < 0)
 		return -1;
-	if (r.status < 200 || r.status > 299) {
-		execd_error(r.status, r.body, r.len, err);
-	} else if (!out) {
-		rc = 0;
-	} else if (!(*out = json_loadb(r.body, r.len, 0, &jerr))) {
-		ax_fail(err, AX_EXIT_FAILURE, "PROTOCOL", "execd %s answered invalid JSON: %s", path, jerr.text);
-	} else {
-		rc = 0;
+	if (r->status < 200 || r->status > 299) {
+		ax_execd_decode_error(r->status, r->body, r->len, err);
+		ax_http_response_free(r);
+		return -1;
 	}
-	ax_http_response_free(&r);
-	return rc;
+	return 0;
+}
+
+static json_t *decode_json(const char *what, const char *body, size_t len, ax_error *err)
+{
+	json_error_t jerr;
+	json_t *doc = json_loadb(body, len, 0, &jerr);
+
+	if (!doc)
+		ax_fail(err, AX_EXIT_FAILURE, "PROTOCOL", "execd %s answered invalid JSON: %s", what, jerr.text);
+	return doc;
 }
 
 int ax_execd_mkdirs(ax_http *h, const json_t *dirs, ax_error *err)
 {
-	return json_call(h, "POST", "/directories", dirs, NULL, err);
+	ax_http_response r;
+
+	if (call(h, "POST", "/directories", dirs, &r, err) < 0)
+		return -1;
+	ax_http_response_free(&r);
+	return 0;
 }
 
-int ax_execd_info(ax_http *h, const char *path, json_t **info, ax_error *err)
+int ax_execd_decode_info(const char *body, size_t len, const char *path, json_t **info, ax_error *err)
 {
-	char *q = path_query("/files/info", path, NULL, err);
-	json_t *map = NULL, *entry;
-	int rc;
+	json_t *map = decode_json("/files/info", body, len, err), *entry;
 
 	*info = NULL;
-	if (!q)
-		return -1;
-	rc = json_call(h, "GET", q, NULL, &map, err);
-	free(q);
-	if (rc < 0)
+	if (!map)
 		return -1;
 	/* Keyed by the path as asked; a lone entry is it even if execd rewrote the key. */
 	entry = json_object_get(map, path);
@@ -428,16 +430,48 @@ int ax_execd_info(ax_http *h, const char *path, json_t **info, ax_error *err)
 		json_decref(map);
 		return ax_fail(err, AX_EXIT_FAILURE, "PROTOCOL", "execd's file info has no entry for %s", path);
 	}
-	if (!json_object_get(entry, "path"))
+	if (!json_is_string(json_object_get(entry, "path")))
 		json_object_set_new(entry, "path", json_string(path));
 	*info = json_incref(entry);
 	json_decref(map);
 	return 0;
 }
 
+int ax_execd_info(ax_http *h, const char *path, json_t **info, ax_error *err)
+{
+	char *q = path_query("/files/info", path, NULL, err);
+	ax_http_response r;
+	int rc;
+
+	*info = NULL;
+	if (!q)
+		return -1;
+	rc = call(h, "GET", q, NULL, &r, err);
+	free(q);
+	if (rc < 0)
+		return -1;
+	rc = ax_execd_decode_info(r.body, r.len, path, info, err);
+	ax_http_response_free(&r);
+	return rc;
+}
+
+int ax_execd_decode_list(const char *body, size_t len, const char *path, json_t **entries, ax_error *err)
+{
+	*entries = decode_json("/directories/list", body, len, err);
+	if (!*entries)
+		return -1;
+	if (!json_is_array(*entries)) {
+		json_decref(*entries);
+		*entries = NULL;
+		return ax_fail(err, AX_EXIT_FAILURE, "PROTOCOL", "execd's listing of %s is not an array", path);
+	}
+	return 0;
+}
+
 int ax_execd_list(ax_http *h, const char *path, int depth, json_t **entries, ax_error *err)
 {
 	char extra[32], *q;
+	ax_http_response r;
 	int rc;
 
 	*entries = NULL;
@@ -445,12 +479,11 @@ int ax_execd_list(ax_http *h, const char *path, int depth, json_t **entries, ax_
 	q = path_query("/directories/list", path, extra, err);
 	if (!q)
 		return -1;
-	rc = json_call(h, "GET", q, NULL, entries, err);
+	rc = call(h, "GET", q, NULL, &r, err);
 	free(q);
-	if (rc == 0 && !json_is_array(*entries)) {
-		json_decref(*entries);
-		*entries = NULL;
-		return ax_fail(err, AX_EXIT_FAILURE, "PROTOCOL", "execd's listing of %s is not an array", path);
-	}
+	if (rc < 0)
+		return -1;
+	rc = ax_execd_decode_list(r.body, r.len, path, entries, err);
+	ax_http_response_free(&r);
 	return rc;
 }

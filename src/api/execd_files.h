@@ -63,4 +63,14 @@ int ax_execd_info(ax_http *h, const char *path, json_t **info, ax_error *err);
  * FileInfo (the directory itself excluded, symlinks reported, not followed). */
 int ax_execd_list(ax_http *h, const char *path, int depth, json_t **entries, ax_error *err);
 
+/* The decoding halves of the calls above, apart from HTTP so that they can
+ * be fuzzed (tests/fuzz/fuzz_runtime.c). BODY is LEN bytes, need not be
+ * NUL-terminated. */
+/* A non-2xx answer as one line "Sandbox error [CODE]: message"; always -1. */
+int ax_execd_decode_error(long status, const char *body, size_t len, ax_error *err);
+/* A /files/info answer for PATH: *INFO an object whose "path" is a string. */
+int ax_execd_decode_info(const char *body, size_t len, const char *path, json_t **info, ax_error *err);
+/* A /directories/list answer for PATH: *ENTRIES an array. */
+int ax_execd_decode_list(const char *body, size_t len, const char *path, json_t **entries, ax_error *err);
+
 #endif

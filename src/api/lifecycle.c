@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fs.h"
+#include "lifecycle_decode.h"
 
 void ax_lc_close(ax_lifecycle *lc)
 {
@@ -68,33 +69,11 @@ int ax_lc_open(ax_lifecycle *lc, const ax_config *cfg, const char *home, bool ve
 	return 0;
 }
 
-/* Turn an error answer into one line: the spec's {code, message} envelope,
- * FastAPI's 422 {"detail": [...]}, or the raw body. */
-static int server_error(const ax_http_response *r, ax_error *err)
-{
-	json_t *body = json_loadb(r->body, r->len, 0, NULL);
-	const char *code = json_string_value(json_object_get(body, "code"));
-	const char *msg = json_string_value(json_object_get(body, "message"));
-	int rc;
-
-	if (code || msg) {
-		rc = ax_fail(err, AX_EXIT_FAILURE, code ? code : "HTTP", "Sandbox error [%s]: %s",
-			     code ? code : "HTTP", msg ? msg : "(no message)");
-	} else if (r->len) {
-		rc = ax_fail(err, AX_EXIT_FAILURE, "HTTP", "Sandbox error [HTTP %ld]: %.400s", r->status, r->body);
-	} else {
-		rc = ax_fail(err, AX_EXIT_FAILURE, "HTTP", "Sandbox error [HTTP %ld]: empty response", r->status);
-	}
-	json_decref(body);
-	return rc;
-}
-
 int ax_lc_call(ax_lifecycle *lc, const char *method, const char *path, const json_t *body, long expect,
 	       json_t **out, ax_error *err)
 {
 	ax_http_response r;
-	json_t *doc = NULL;
-	json_error_t jerr;
+	int rc;
 
 	if (out)
 		*out = NULL;
@@ -106,36 +85,21 @@ int ax_lc_call(ax_lifecycle *lc, const char *method, const char *path, const jso
 			ax_error_hint(err, "Check connection.domain (allox-cli config show) and that the server is up.");
 		return -1;
 	}
-	if (r.status != expect) {
-		server_error(&r, err);
-		ax_http_response_free(&r);
-		return -1;
-	}
-	if (out && r.len) {
-		doc = json_loadb(r.body, r.len, 0, &jerr);
-		if (!doc) {
-			ax_http_response_free(&r);
-			return ax_fail(err, AX_EXIT_FAILURE, "PROTOCOL", "%s %s: invalid JSON from the server: %s",
-				       method, path, jerr.text);
-		}
-		*out = doc;
-	}
+	rc = ax_lc_decode_answer(method, path, expect, r.status, r.body, r.len, out, err);
 	ax_http_response_free(&r);
-	return 0;
+	return rc;
 }
 
 json_t *ax_lc_list_all(ax_lifecycle *lc, const char *collection, const char *query, ax_error *err)
 {
 	json_t *all = json_array();
+	bool more = true;
 	int page;
 
-	for (page = 1; page < 100000; page++) {
+	for (page = 1; page < 100000 && more; page++) {
 		char path[512];
-		json_t *doc, *items, *item;
-		size_t i;
-		bool more;
-
-		long pages;
+		json_t *doc;
+		int rc;
 
 		snprintf(path, sizeof path, "%s?page=%d&pageSize=200%s%s", collection, page, query ? "&" : "",
 			 query ? query : "");
@@ -143,22 +107,12 @@ json_t *ax_lc_list_all(ax_lifecycle *lc, const char *collection, const char *que
 			json_decref(all);
 			return NULL;
 		}
-		items = json_object_get(doc, "items");
-		if (!json_is_array(items)) {
-			json_decref(doc);
+		rc = ax_lc_decode_page(doc, collection, page, all, &more, err);
+		json_decref(doc);
+		if (rc < 0) {
 			json_decref(all);
-			ax_fail(err, AX_EXIT_FAILURE, "PROTOCOL", "GET %s: the server's answer has no items", collection);
 			return NULL;
 		}
-		json_array_foreach(items, i, item)
-			json_array_append(all, item);
-		more = json_is_true(json_object_get(json_object_get(doc, "pagination"), "hasNextPage"));
-		/* Trust hasNextPage only as far as totalPages goes: a server that
-		 * always says "more" must not keep us paging forever. */
-		pages = (long)json_integer_value(json_object_get(json_object_get(doc, "pagination"), "totalPages"));
-		json_decref(doc);
-		if (!more || json_array_size(items) == 0 || (pages > 0 && page >= pages))
-			break;
 	}
 	return all;
 }
@@ -168,7 +122,7 @@ int ax_lc_endpoint(ax_lifecycle *lc, const char *id, int port, char **url, json_
 	char path[512];
 	char *eid = ax_http_escape(id);
 	json_t *doc;
-	const char *ep;
+	int rc;
 
 	*url = NULL;
 	if (headers)
@@ -180,21 +134,7 @@ int ax_lc_endpoint(ax_lifecycle *lc, const char *id, int port, char **url, json_
 	free(eid);
 	if (ax_lc_call(lc, "GET", path, NULL, 200, &doc, err) < 0)
 		return -1;
-	ep = json_string_value(json_object_get(doc, "endpoint"));
-	if (!ep || !*ep) {
-		json_decref(doc);
-		return ax_fail(err, AX_EXIT_FAILURE, "PROTOCOL", "the server returned no endpoint for port %d", port);
-	}
-	if (asprintf(url, "http://%s", ep) < 0) {
-		*url = NULL;
-		json_decref(doc);
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
-	}
-	if (headers) {
-		json_t *h = json_object_get(doc, "headers");
-
-		*headers = json_is_object(h) ? json_incref(h) : json_object();
-	}
+	rc = ax_lc_decode_endpoint(doc, port, url, headers, err);
 	json_decref(doc);
-	return 0;
+	return rc;
 }

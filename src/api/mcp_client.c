@@ -70,29 +70,25 @@ static int unknown_tool(const char *server, const char *tool, const json_t *tool
 		       server, list);
 }
 
-/* One bridge request: 0 with *DATA on success, 1 on 404 (the caller decides
- * what it means), -1 with ERR otherwise. *DOC (may be NULL) gets the whole body. */
-static int bridge(ax_mcp *m, const char *method, const char *path, const json_t *body, json_t **data, json_t **doc,
-		  ax_error *err)
+int ax_mcp_decode_bridge(long status, const char *body, size_t len, json_t **data, json_t **doc, ax_error *err)
 {
-	ax_http_response r;
-	json_t *d, *parsed;
-	const char *msg;
+	json_t *d, *parsed = json_loadb(body, len, 0, NULL);
+	const char *msg = json_string_value(json_object_get(parsed, "message"));
 	int rc = -1;
 
 	*data = NULL;
 	if (doc)
 		*doc = NULL;
-	if (ax_http_request(m->aio, method, path, body, &r, err) < 0)
-		return -1;
-	parsed = json_loadb(r.body, r.len, 0, NULL);
-	msg = json_string_value(json_object_get(parsed, "message"));
 	if (!msg)
 		msg = json_string_value(json_object_get(parsed, "detail"));
-	if (r.status == 404) {
+	if (status == 404) {
 		rc = 1;
-	} else if (r.status < 200 || r.status > 299) {
-		ax_fail(err, AX_EXIT_FAILURE, "AIO", "AIO API error (%ld): %.600s", r.status, msg ? msg : r.body);
+	} else if (status < 200 || status > 299) {
+		if (msg)
+			ax_fail(err, AX_EXIT_FAILURE, "AIO", "AIO API error (%ld): %.600s", status, msg);
+		else
+			ax_fail(err, AX_EXIT_FAILURE, "AIO", "AIO API error (%ld): %.*s", status,
+				(int)(len > 600 ? 600 : len), body);
 	} else if (!json_is_object(parsed) || json_is_false(json_object_get(parsed, "success")) ||
 		   !(d = json_object_get(parsed, "data")) || json_is_null(d)) {
 		ax_fail(err, AX_EXIT_FAILURE, "AIO", "%s", msg && *msg ? msg : "MCP bridge returned no data");
@@ -103,6 +99,23 @@ static int bridge(ax_mcp *m, const char *method, const char *path, const json_t 
 		rc = 0;
 	}
 	json_decref(parsed);
+	return rc;
+}
+
+/* One bridge request: 0 with *DATA on success, 1 on 404 (the caller decides
+ * what it means), -1 with ERR otherwise. *DOC (may be NULL) gets the whole body. */
+static int bridge(ax_mcp *m, const char *method, const char *path, const json_t *body, json_t **data, json_t **doc,
+		  ax_error *err)
+{
+	ax_http_response r;
+	int rc;
+
+	*data = NULL;
+	if (doc)
+		*doc = NULL;
+	if (ax_http_request(m->aio, method, path, body, &r, err) < 0)
+		return -1;
+	rc = ax_mcp_decode_bridge(r.status, r.body, r.len, data, doc, err);
 	ax_http_response_free(&r);
 	return rc;
 }

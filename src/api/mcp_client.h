@@ -38,4 +38,9 @@ int ax_mcp_call(ax_mcp *m, const char *server, const char *tool, const json_t *a
 char *ax_mcp_tool_server(const json_t *tool);
 char *ax_mcp_tool_name(const json_t *tool, const char *server);
 
+/* The decoding half of a bridge request (STATUS, BODY of LEN bytes, need
+ * not be NUL-terminated): 0 with *DATA (and *DOC, the whole answer, when
+ * DOC is non-NULL), 1 for a 404, -1 with ERR. Fuzzed by tests/fuzz/fuzz_mcp.c. */
+int ax_mcp_decode_bridge(long status, const char *body, size_t len, json_t **data, json_t **doc, ax_error *err);
+
 #endif

@@ -78,7 +78,7 @@ static int post(ax_mcp_http *c, const json_t *msg, json_int_t id, long *status, 
 	const char *headers[4] = { "Accept: application/json, text/event-stream" };
 	size_t n = 1;
 	ax_http_response r;
-	const char *type;
+	int rc;
 
 	*reply = NULL;
 	if (c->session) {
@@ -92,55 +92,69 @@ static int post(ax_mcp_http *c, const json_t *msg, json_int_t id, long *status, 
 	if (ax_http_request_headers(c->http, "POST", c->path, headers, msg, &r, err) < 0)
 		return -1;
 	*status = r.status;
-	if (r.status == 200 && id > 0 && r.len) {
-		type = ax_http_last_header(c->http, "Content-Type");
-		if (type && strncasecmp(type, "text/event-stream", 17) == 0)
-			*reply = ax_mcp_sse_find(r.body, r.len, id);
-		else
-			*reply = json_loadb(r.body, r.len, 0, NULL);
-	} else if (r.status >= 400 && r.len) {
-		json_t *body = json_loadb(r.body, r.len, 0, NULL);
-		const char *m = json_string_value(json_object_get(json_object_get(body, "error"), "message"));
+	rc = ax_mcp_decode_reply(c->path, r.status, ax_http_last_header(c->http, "Content-Type"), r.body, r.len, id,
+				 reply, err);
+	ax_http_response_free(&r);
+	return rc;
+}
 
-		ax_fail(err, AX_EXIT_FAILURE, "MCP", "MCP endpoint %s: HTTP %ld: %.300s", c->path, r.status,
-			m ? m : r.body);
-		json_decref(body);
-		ax_http_response_free(&r);
+int ax_mcp_decode_reply(const char *path, long status, const char *content_type, const char *body, size_t len,
+			json_int_t id, json_t **reply, ax_error *err)
+{
+	*reply = NULL;
+	if (status == 200 && id > 0 && len) {
+		if (content_type && strncasecmp(content_type, "text/event-stream", 17) == 0)
+			*reply = ax_mcp_sse_find(body, len, id);
+		else
+			*reply = json_loadb(body, len, 0, NULL);
+	} else if (status >= 400 && len) {
+		json_t *doc = json_loadb(body, len, 0, NULL);
+		const char *m = json_string_value(json_object_get(json_object_get(doc, "error"), "message"));
+
+		if (m)
+			ax_fail(err, AX_EXIT_FAILURE, "MCP", "MCP endpoint %s: HTTP %ld: %.300s", path, status, m);
+		else
+			ax_fail(err, AX_EXIT_FAILURE, "MCP", "MCP endpoint %s: HTTP %ld: %.*s", path, status,
+				(int)(len > 300 ? 300 : len), body);
+		json_decref(doc);
 		return -1;
 	}
-	ax_http_response_free(&r);
+	return 0;
+}
+
+int ax_mcp_decode_result(const char *path, const char *method, long status, const json_t *reply, json_t **result,
+			 ax_error *err)
+{
+	const json_t *e;
+
+	*result = NULL;
+	if (status != 200 || !json_is_object(reply))
+		return ax_fail(err, AX_EXIT_FAILURE, "MCP", "MCP endpoint %s: no reply to %s (HTTP %ld)", path, method,
+			       status);
+	e = json_object_get(reply, "error");
+	if (e)
+		return ax_fail(err, AX_EXIT_FAILURE, "MCP", "MCP error %lld: %s",
+			       (long long)json_integer_value(json_object_get(e, "code")),
+			       json_string_value(json_object_get(e, "message")) ?: "");
+	if (!json_is_object(json_object_get(reply, "result")))
+		return ax_fail(err, AX_EXIT_FAILURE, "MCP", "MCP endpoint %s: the reply to %s has no result", path,
+			       method);
+	*result = json_incref(json_object_get(reply, "result"));
 	return 0;
 }
 
 static int exchange(ax_mcp_http *c, const char *method, json_t *params, json_t **result, ax_error *err)
 {
 	json_int_t id = ++c->next_id;
-	json_t *msg = json_pack("{s:s, s:I, s:s}", "jsonrpc", "2.0", "id", id, "method", method), *reply = NULL, *e;
+	json_t *msg = json_pack("{s:s, s:I, s:s}", "jsonrpc", "2.0", "id", id, "method", method), *reply = NULL;
 	long status = 0;
 	int rc = -1;
 
 	*result = NULL;
 	if (params)
 		json_object_set_new(msg, "params", params);
-	if (post(c, msg, id, &status, &reply, err) < 0)
-		goto out;
-	if (status != 200 || !json_is_object(reply)) {
-		ax_fail(err, AX_EXIT_FAILURE, "MCP", "MCP endpoint %s: no reply to %s (HTTP %ld)", c->path, method, status);
-		goto out;
-	}
-	e = json_object_get(reply, "error");
-	if (e) {
-		ax_fail(err, AX_EXIT_FAILURE, "MCP", "MCP error %lld: %s", (long long)json_integer_value(json_object_get(e, "code")),
-			json_string_value(json_object_get(e, "message")) ?: "");
-		goto out;
-	}
-	if (!json_is_object(json_object_get(reply, "result"))) {
-		ax_fail(err, AX_EXIT_FAILURE, "MCP", "MCP endpoint %s: the reply to %s has no result", c->path, method);
-		goto out;
-	}
-	*result = json_incref(json_object_get(reply, "result"));
-	rc = 0;
-out:
+	if (post(c, msg, id, &status, &reply, err) == 0)
+		rc = ax_mcp_decode_result(c->path, method, status, reply, result, err);
 	json_decref(msg);
 	json_decref(reply);
 	return rc;

@@ -30,4 +30,17 @@ void ax_mcp_http_close(ax_mcp_http *c);
 /* The JSON-RPC message answering ID in an SSE BODY (LEN bytes), or NULL. Exposed for tests. */
 json_t *ax_mcp_sse_find(const char *body, size_t len, json_int_t id);
 
+/* The decoding halves of a request, apart from HTTP so that they can be
+ * fuzzed (tests/fuzz/fuzz_mcp.c). BODY is LEN bytes, need not be
+ * NUL-terminated. */
+/* The answer to a POST to PATH expecting ID (0 for a notification): *REPLY
+ * the JSON-RPC message answering ID (JSON or an SSE stream by CONTENT_TYPE),
+ * NULL when there is none; -1 with ERR for an HTTP error status. */
+int ax_mcp_decode_reply(const char *path, long status, const char *content_type, const char *body, size_t len,
+			json_int_t id, json_t **reply, ax_error *err);
+/* REPLY to METHOD (answered with STATUS): *RESULT its result object, or -1
+ * with ERR for a missing reply, a JSON-RPC error or a missing result. */
+int ax_mcp_decode_result(const char *path, const char *method, long status, const json_t *reply, json_t **result,
+			 ax_error *err);
+
 #endif

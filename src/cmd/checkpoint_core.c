@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "http.h"
+#include "lifecycle_decode.h"
 #include "timeutil.h"
 
 #define SIZE_HEADER "X-Allox-Snapshot-Size"
@@ -38,17 +39,7 @@ static const char *state_of(const json_t *snap)
 
 json_t *ax_checkpoint_object(const json_t *snap)
 {
-	const json_t *st = json_object_get(snap, "status");
-	json_t *o = json_object();
-
-	json_object_set(o, "id", json_object_get(snap, "id"));
-	json_object_set(o, "sandbox_id", json_object_get(snap, "sandboxId"));
-	json_object_set_new(o, "name", json_deep_copy(json_object_get(snap, "name")) ?: json_null());
-	json_object_set_new(o, "state", json_deep_copy(json_object_get(st, "state")) ?: json_null());
-	json_object_set_new(o, "reason", json_deep_copy(json_object_get(st, "reason")) ?: json_null());
-	json_object_set_new(o, "message", json_deep_copy(json_object_get(st, "message")) ?: json_null());
-	json_object_set_new(o, "created_at", json_deep_copy(json_object_get(snap, "createdAt")) ?: json_null());
-	return o;
+	return ax_lc_snapshot_object(snap);
 }
 
 /* The layer size from the engine's header on the last answer, -1 when absent. */

@@ -194,6 +194,7 @@ int ax_cmd_file_cat(struct ax_ctx *, const struct ax_args *, struct ax_result *,
 int ax_cmd_file_write(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
 int ax_cmd_file_upload(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
 int ax_cmd_file_download(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
+int ax_cmd_file_ls(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
 int ax_cmd_checkpoint_create(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
 int ax_cmd_checkpoint_list(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
 int ax_cmd_checkpoint_restore(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);

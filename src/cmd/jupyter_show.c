@@ -18,7 +18,11 @@ void ax_strip_ansi(char *s)
 				;
 			if (*s)
 				s++;
-		} else if (s[0] == '\033' && s[1]) {
+		} else if (s[0] == '\033' && !s[1]) {
+			/* A lone ESC at the end would start a sequence in whatever
+			 * the terminal prints next. */
+			s++;
+		} else if (s[0] == '\033') {
 			/* ESC, intermediates (0x20-0x2f), one final byte: ESC ( B and the like. */
 			for (s++; *s >= 0x20 && *s <= 0x2f; s++)
 				;

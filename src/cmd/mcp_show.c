@@ -129,17 +129,20 @@ int ax_mcp_show(FILE *out, const json_t *result, const json_t *saved, ax_error *
 			rc = line(out, json_string_value(json_object_get(item, "text")), &start);
 		} else if (is_binary(item)) {
 			const char *path = json_string_value(json_array_get(saved, binary++));
-			size_t b64 = strlen(json_string_value(json_object_get(item, "data")));
+			const char *data = json_string_value(json_object_get(item, "data"));
+			size_t b64 = strlen(data);
+			size_t pad = (size_t)(b64 >= 1 && data[b64 - 1] == '=') + (size_t)(b64 >= 2 && data[b64 - 2] == '=');
+			/* A server's data need not be valid base64: never below 0 ("=" was 2^64 - 1 bytes). */
+			size_t bytes = b64 / 4 * 3 > pad ? b64 / 4 * 3 - pad : 0;
 
 			if (path)
 				snprintf(buf, sizeof buf, "[%s saved to %s]", mime_of(item) ?: type, path);
 			else
-				snprintf(buf, sizeof buf, "[%s, %zu bytes]", mime_of(item) ?: type, b64 / 4 * 3 -
-					 (b64 >= 1 && json_string_value(json_object_get(item, "data"))[b64 - 1] == '=') -
-					 (b64 >= 2 && json_string_value(json_object_get(item, "data"))[b64 - 2] == '='));
+				snprintf(buf, sizeof buf, "[%s, %zu bytes]", mime_of(item) ?: type, bytes);
 			rc = line(out, buf, &start);
 		} else {
-			char *compact = json_dumps(item, JSON_COMPACT | JSON_PRESERVE_ORDER);
+			/* ENCODE_ANY: a server may list a bare number or string (found by fuzz_mcp). */
+			char *compact = json_dumps(item, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
 
 			rc = compact ? line(out, compact, &start) : -1;
 			free(compact);

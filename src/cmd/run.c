@@ -23,13 +23,14 @@ typedef struct run_output {
 	bool write_failed;
 } run_output;
 
-static int on_output(void *user, bool is_stderr, const char *text, size_t len)
+static int on_output(void *user, bool is_stderr, const char *text, size_t len, bool ended)
 {
 	run_output *o = user;
 	FILE *f = o->collect ? (is_stderr ? o->err : o->out) : (is_stderr ? stderr : stdout);
 
-	/* execd sends one event per line, without its terminator. */
-	if (fwrite(text, 1, len, f) != len || fputc('\n', f) == EOF || (!o->collect && fflush(f) != 0)) {
+	/* execd sends one event per line, without its terminator; a line that
+	 * did not end there gets none. */
+	if (fwrite(text, 1, len, f) != len || (ended && fputc('\n', f) == EOF) || (!o->collect && fflush(f) != 0)) {
 		o->write_failed = true;
 		return -1;
 	}

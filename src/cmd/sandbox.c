@@ -12,6 +12,7 @@
 #include "common.h"
 #include "duration.h"
 #include "http.h"
+#include "lifecycle_decode.h"
 #include "mcp_config.h"
 #include "session.h"
 #include "timeutil.h"
@@ -299,17 +300,6 @@ static const char *state_of(const json_t *sbx)
 	return json_string_value(json_object_get(json_object_get(sbx, "status"), "state"));
 }
 
-static json_t *image_of(const json_t *sbx)
-{
-	const char *uri = json_string_value(json_object_get(json_object_get(sbx, "image"), "uri"));
-	const char *snap = json_string_value(json_object_get(sbx, "snapshotId"));
-
-	/* A restored sandbox reports its checkpoint instead of an image. */
-	if (!uri && snap)
-		return json_sprintf("checkpoint:%s", snap);
-	return uri ? json_string(uri) : json_null();
-}
-
 int ax_cmd_sandbox_list(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	static const char *const columns[] = { "id", "state", "image", "expires_at", NULL };
@@ -324,15 +314,8 @@ int ax_cmd_sandbox_list(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_err
 	if (!all)
 		return -1;
 	rows = json_array();
-	json_array_foreach(all, i, s) {
-		const char *exp = json_string_value(json_object_get(s, "expiresAt"));
-
-		json_array_append_new(rows, json_pack("{s:O, s:s, s:o, s:s?, s:s}", "id", json_object_get(s, "id"), "state",
-						      state_of(s) ?: "Unknown", "image", image_of(s), "expires_at", exp,
-						      "created_at", json_string_value(json_object_get(s, "createdAt")) ?: ""));
-		if (!exp)
-			json_object_set_new(json_array_get(rows, i), "expires_at", json_null());
-	}
+	json_array_foreach(all, i, s)
+		json_array_append_new(rows, ax_lc_sandbox_object(s));
 	json_decref(all);
 	res->kind = AX_RESULT_DATA;
 	res->data = rows;
@@ -383,8 +366,9 @@ static int do_get(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc, const char
 	if (get_sandbox(lc, id, &s, err) < 0)
 		return -1;
 	res->kind = AX_RESULT_DATA;
-	res->data = json_pack("{s:O, s:s, s:o}", "id", json_object_get(s, "id"), "state", state_of(s) ?: "Unknown",
-			      "image", image_of(s));
+	res->data = ax_lc_sandbox_object(s);
+	json_object_del(res->data, "expires_at");
+	json_object_del(res->data, "created_at");
 	{
 		/* Why it is in that state (its agent died, its entrypoint exited...);
 		 * a running sandbox's message is only the engine's note on limits. */

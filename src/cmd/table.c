@@ -372,6 +372,11 @@ static const ax_command_spec commands[] = {
 	  "Streams into a staging path beside LOCAL and renames it into place only when complete; on any "
 	  "failure nothing partial remains. Remote symlinks and entries escaping REMOTE are refused.",
 	  download_positionals, download_options, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_file_download, NULL },
+	{ "file", "ls", "List a directory in a sandbox",
+	  "Sorted by name. Names are shown as the sandbox has them: the table shows control characters as "
+	  "spaces, -o json escapes them, -o raw prints their bytes (one entry per line: a newline or tab in a "
+	  "name becomes a space).",
+	  path_positionals, NULL, OBJECT_FORMATS | AX_FMT_RAW, AX_FMT_TABLE, 0, ax_cmd_file_ls, NULL },
 
 	{ "sandbox", "create", "Create a sandbox and wait until its runtime answers",
 	  "Creates a sandbox, waits until the runtime answers its readiness path through the sandbox's endpoint "

@@ -206,7 +206,9 @@ static int text_width_lines(const char *s)
 }
 
 /* Control characters would break the grid or let data drive the terminal,
- * so they become spaces (newlines survive only where a panel can wrap). */
+ * so they become spaces (newlines survive only where a panel can wrap): C0,
+ * DEL, and the C1 controls U+0080-U+009F (U+009B is CSI to a terminal that
+ * reads 8-bit controls), both of whose UTF-8 bytes become spaces. */
 static char *flatten(char *s, bool keep_newlines)
 {
 	size_t n;
@@ -216,6 +218,8 @@ static char *flatten(char *s, bool keep_newlines)
 	for (char *p = s; *p; p++)
 		if (((unsigned char)*p < 0x20 && !(keep_newlines && *p == '\n')) || *p == 0x7f)
 			*p = ' ';
+		else if ((unsigned char)p[0] == 0xc2 && (unsigned char)p[1] >= 0x80 && (unsigned char)p[1] <= 0x9f)
+			p[0] = p[1] = ' ';
 	if (keep_newlines) {
 		for (n = strlen(s); n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' '); n--)
 			s[n - 1] = '\0';

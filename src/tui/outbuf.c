@@ -88,12 +88,20 @@ void ax_outbuf_append(ax_outbuf *b, const char *data, size_t len)
 		unsigned char c = (unsigned char)data[i];
 
 		if (b->esc == 1) {
-			b->esc = c == '[' ? 2 : 0;
+			/* CSI; a string (OSC title, DCS, APC, PM) up to BEL or ST,
+			 * whose text must not show either; intermediates before a
+			 * final byte (ESC ( B). */
+			b->esc = c == '[' ? 2 : c == ']' || c == 'P' || c == '_' || c == '^' ? 3 : c >= 0x20 && c <= 0x2f ? 1 : 0;
 			continue;
 		}
 		if (b->esc == 2) {
 			if (c >= 0x40 && c <= 0x7e)
 				b->esc = 0;
+			continue;
+		}
+		if (b->esc == 3 || b->esc == 4) {
+			/* BEL, or ST (ESC \\), ends the string. */
+			b->esc = c == 0x07 || (b->esc == 4 && c == '\\') ? 0 : c == 0x1b ? 4 : 3;
 			continue;
 		}
 		if (b->cr && c != '\n') {

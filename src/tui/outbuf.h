@@ -2,7 +2,8 @@
  * The output pane's scrollback: what commands printed, as lines of UTF-8
  * text. Bytes arrive in chunks from the command's pipe; a line is complete
  * at '\n', '\r' alone rewinds it (progress bars), tabs become spaces and ANSI
- * escape sequences are dropped (the pane draws its own attributes).
+ * escape sequences are dropped (the pane draws its own attributes), OSC and
+ * DCS strings (window titles, ...) with their text.
  */
 #ifndef ALLOX_TUI_OUTBUF_H
 #define ALLOX_TUI_OUTBUF_H
@@ -17,7 +18,8 @@ typedef struct ax_outbuf {
 	size_t n, cap;
 	bool open;          /* the last line has no '\n' yet */
 	bool cr;            /* a '\r' was seen: rewind unless '\n' follows */
-	int esc;            /* 0, 1 after ESC, 2 inside CSI */
+	int esc;            /* 0, 1 after ESC, 2 inside CSI, 3 inside a string
+	                       (OSC, DCS, ...), 4 after ESC in one */
 	int scroll;         /* rows above the bottom; 0 follows new output */
 } ax_outbuf;
 

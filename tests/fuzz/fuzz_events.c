@@ -15,7 +15,7 @@ typedef struct sink {
 	size_t len;
 } sink;
 
-static int on_output(void *user, bool is_stderr, const char *text, size_t len)
+static int on_output(void *user, bool is_stderr, const char *text, size_t len, bool ended)
 {
 	sink *s = user;
 	char *grown = realloc(s->text, s->len + len + 1);
@@ -23,7 +23,7 @@ static int on_output(void *user, bool is_stderr, const char *text, size_t len)
 	if (!grown)
 		abort();
 	s->text = grown;
-	s->text[s->len++] = is_stderr ? 'E' : 'O';
+	s->text[s->len++] = (char)(is_stderr ? (ended ? 'E' : 'e') : (ended ? 'O' : 'o'));
 	memcpy(s->text + s->len, text, len);
 	s->len += len;
 	return 0;

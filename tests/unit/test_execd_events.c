@@ -15,7 +15,7 @@ typedef struct sink {
 	size_t len;
 } sink;
 
-static int on_output(void *user, bool is_stderr, const char *text, size_t len)
+static int on_output(void *user, bool is_stderr, const char *text, size_t len, bool ended)
 {
 	sink *s = user;
 
@@ -23,7 +23,7 @@ static int on_output(void *user, bool is_stderr, const char *text, size_t len)
 	s->text[s->len++] = is_stderr ? 'E' : 'O';
 	memcpy(s->text + s->len, text, len);
 	s->len += len;
-	s->text[s->len++] = '|';
+	s->text[s->len++] = ended ? '|' : '+';
 	s->text[s->len] = '\0';
 	return 0;
 }
@@ -69,6 +69,25 @@ static void test_any_split(void **state)
 		assert_int_equal(d.exit_code, 0);
 		ax_event_decoder_free(&d);
 	}
+}
+
+/* A line longer than the agent's event (or a last line without a newline)
+ * comes with "partial":true: no newline is to be added after it. */
+static void test_partial_lines(void **state)
+{
+	static const char text[] = "{\"type\":\"stdout\",\"text\":\"ab\",\"partial\":true}\n"
+				   "{\"type\":\"stdout\",\"text\":\"c\"}\n"
+				   "{\"type\":\"stderr\",\"text\":\"tail\",\"partial\":true}\n"
+				   "{\"type\":\"stdout\",\"text\":\"d\",\"partial\":false}\n"
+				   "{\"type\":\"execution_complete\",\"execution_time\":1}\n";
+	ax_event_decoder d;
+	ax_error err;
+	sink out;
+
+	(void)state;
+	assert_int_equal(decode(text, sizeof text, &out, &d, &err), 0);
+	assert_string_equal(out.text, "Oab+Oc|Etail+Od|");
+	ax_event_decoder_free(&d);
 }
 
 static void test_sse_and_exit_status(void **state)
@@ -142,6 +161,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_any_split),
+		cmocka_unit_test(test_partial_lines),
 		cmocka_unit_test(test_sse_and_exit_status),
 		cmocka_unit_test(test_error_that_is_no_status),
 		cmocka_unit_test(test_not_json),

@@ -70,6 +70,21 @@ static void test_strip_ansi(void **state)
 	assert_string_equal(s, "ZeroDivisionError: x! end");
 }
 
+/* Found by fuzz_runtime: a lone ESC at the end stayed and would start a
+ * sequence in what the terminal printed next. */
+static void test_strip_ansi_trailing_esc(void **state)
+{
+	char s[] = "Traceback\033", t[] = "\033", u[] = "a\033\033";
+
+	(void)state;
+	ax_strip_ansi(s);
+	ax_strip_ansi(t);
+	ax_strip_ansi(u);
+	assert_string_equal(s, "Traceback");
+	assert_string_equal(t, "");
+	assert_null(strchr(u, '\033'));
+}
+
 static void test_show_streams_results_errors(void **state)
 {
 	json_t *r = result_with(json_pack(
@@ -153,6 +168,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_strip_ansi),
+		cmocka_unit_test(test_strip_ansi_trailing_esc),
 		cmocka_unit_test(test_show_streams_results_errors),
 		cmocka_unit_test(test_error_without_traceback),
 		cmocka_unit_test(test_save_images),

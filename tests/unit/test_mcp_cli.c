@@ -52,6 +52,23 @@ static void test_show_text_image_other_and_structured(void **state)
 	free(out);
 }
 
+/* A hostile server's image data "=" (or "==") showed as 18446744073709551615 bytes. */
+static void test_show_short_bad_base64(void **state)
+{
+	char *out;
+
+	(void)state;
+	out = shown("{\"content\":[{\"type\":\"image\",\"data\":\"=\",\"mimeType\":\"image/png\"},"
+		    "{\"type\":\"audio\",\"data\":\"==\",\"mimeType\":\"audio/wav\"}]}",
+		    NULL);
+	assert_string_equal(out, "[image/png, 0 bytes]\n[audio/wav, 0 bytes]\n");
+	free(out);
+	/* Content items that are not objects were "cannot write output" (fuzz_mcp). */
+	out = shown("{\"content\":[6, \"x\", null]}", NULL);
+	assert_string_equal(out, "6\n\"x\"\nnull\n");
+	free(out);
+}
+
 static void test_show_saved_paths(void **state)
 {
 	json_t *saved = json_pack("[s]", "/tmp/x/tool_1.png");
@@ -229,6 +246,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_show_text_image_other_and_structured),
 		cmocka_unit_test(test_show_saved_paths),
+		cmocka_unit_test(test_show_short_bad_base64),
 		cmocka_unit_test(test_show_nothing),
 		cmocka_unit_test(test_is_error),
 		cmocka_unit_test(test_save_images),

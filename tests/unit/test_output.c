@@ -492,6 +492,29 @@ static void test_no_escapes_without_color(void **state)
 	}
 }
 
+/* hostile.sh: names from a sandbox with C0 and C1 controls (U+009B is CSI
+ * to some terminals) come out of table mode as spaces. */
+static void test_table_flattens_controls(void **state)
+{
+	static const char *const cols[] = { "name", NULL };
+	json_t *rows = json_pack("[{s:s}, {s:s}]", "name", "a\033]0;t\007b", "name", "c\302\2332Jd\302\205e");
+	ax_view v = { "Files", cols };
+	char *out;
+
+	(void)state;
+	for (int utf8 = 0; utf8 <= 1; utf8++) {
+		out = render(rows, &v, opts(AX_FMT_TABLE, false, utf8, 80));
+		assert_null(strchr(out, '\033'));
+		assert_null(strchr(out, '\007'));
+		assert_null(strstr(out, "\302\233"));
+		assert_null(strstr(out, "\302\205"));
+		assert_non_null(strstr(out, "a ]0;t b"));
+		assert_non_null(strstr(out, "c  2Jd  e"));
+		free(out);
+	}
+	json_decref(rows);
+}
+
 /* Every colour span is closed on the line it opens on. */
 static void test_color_spans_reset(void **state)
 {
@@ -700,6 +723,7 @@ int main(void)
 		cmocka_unit_test(test_json_short_reals),
 		cmocka_unit_test(test_json_keeps_utf8),
 		cmocka_unit_test(test_no_escapes_without_color),
+		cmocka_unit_test(test_table_flattens_controls),
 		cmocka_unit_test(test_color_spans_reset),
 		cmocka_unit_test(test_table_fits_width),
 		cmocka_unit_test(test_box_lines_aligned),

@@ -51,6 +51,26 @@ static void test_carriage_return_and_escapes(void **state)
 	ax_outbuf_free(&b);
 }
 
+/* hostile.sh: what a command prints must not drive the terminal. An OSC
+ * title goes with its text (to BEL or ST), ESC ( B with its final byte. */
+static void test_hostile_escapes(void **state)
+{
+	ax_outbuf b;
+	size_t i;
+
+	(void)state;
+	ax_outbuf_init(&b);
+	feed(&b, "a\033]0;pwned\007b\033[2Jc\033]2;t\033\\d\033(Be\033P1$r\033\\f\n");
+	feed(&b, "g\033]0;split");
+	feed(&b, " title\007h\n");
+	assert_int_equal(b.n, 2);
+	assert_string_equal(b.lines[0], "abcdef");
+	assert_string_equal(b.lines[1], "gh");
+	for (i = 0; i < b.n; i++)
+		assert_null(strchr(b.lines[i], '\033'));
+	ax_outbuf_free(&b);
+}
+
 static void test_shell_lines_close_open_output(void **state)
 {
 	ax_outbuf b;
@@ -105,6 +125,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lines_across_chunks),
 		cmocka_unit_test(test_carriage_return_and_escapes),
+		cmocka_unit_test(test_hostile_escapes),
 		cmocka_unit_test(test_shell_lines_close_open_output),
 		cmocka_unit_test(test_old_lines_are_dropped),
 		cmocka_unit_test(test_wrap_counts_cells),
