@@ -17,12 +17,28 @@ export ALLOX_HOME="$work/home"
 time_n "$N" "$work/true" /bin/true || exit 1
 time_n "$N" "$work/version" "$ALLOX_CLI" --version || exit 1
 time_n "$N" "$work/python" /usr/bin/python3 -c 'import click, rich, httpx' || exit 1
-# What the dynamic loader costs: --version with every library bound at start-up.
-time_n "$N" "$work/now" env LD_BIND_NOW=1 "$ALLOX_CLI" --version || exit 1
+# What loading the shared libraries costs before main: an empty main linked
+# with nothing but libc, with libcurl alone, and with every library allox-cli
+# needs (its NEEDED entries); skipped without a C compiler.
+loader=""
+echo 'int main(void) { return 0; }' >"$work/empty.c"
+needed=$(readelf -d "$ALLOX_CLI" | awk '/NEEDED/ { gsub(/[][]/, "", $5); printf " -l:%s", $5 }')
+if ${CC:-cc} -O2 -o "$work/empty_libc" "$work/empty.c" 2>/dev/null &&
+	${CC:-cc} -O2 -o "$work/empty_curl" "$work/empty.c" -Wl,--no-as-needed -lcurl 2>/dev/null &&
+	${CC:-cc} -O2 -o "$work/empty_all" "$work/empty.c" -Wl,--no-as-needed $needed 2>/dev/null; then
+	loader=yes
+	time_n "$N" "$work/libc" "$work/empty_libc" || exit 1
+	time_n "$N" "$work/curl" "$work/empty_curl" || exit 1
+	time_n "$N" "$work/all" "$work/empty_all" || exit 1
+fi
 
 bench_row "/bin/true" ms "$work/true"
 bench_row "python3 -c 'import click, rich, httpx'" ms "$work/python"
 bench_row "allox-cli --version vs /bin/true" ms "$work/version" "/bin/true" "$work/true"
 bench_row "allox-cli --version vs Python floor" ms "$work/version" "python3 import click, rich, httpx" "$work/python" "ratio<=0.05"
-bench_row "allox-cli --version, LD_BIND_NOW=1" ms "$work/now" "allox-cli --version" "$work/version"
+if [ -n "$loader" ]; then
+	bench_row "empty C main, libc only" ms "$work/libc"
+	bench_row "empty C main + libcurl" ms "$work/curl" "empty main, libc only" "$work/libc"
+	bench_row "empty C main + allox-cli's $(echo "$needed" | wc -w) libraries" ms "$work/all" "allox-cli --version" "$work/version"
+fi
 bench_value "allox-cli shared libraries (ldd)" libs "$(ldd "$ALLOX_CLI" | wc -l)"
