@@ -11,11 +11,6 @@ N=${BENCH_N:-10}
 COLD_N=${BENCH_COLD_N:-3}
 bench_home
 
-"$ALLOX_CLI" sandbox create >/dev/null || exit 1
-"$ALLOX_CLI" run -- true >/dev/null || exit 1
-time_n "$N" "$work/run" "$ALLOX_CLI" run -- true || exit 1
-"$ALLOX_CLI" sandbox kill >/dev/null || exit 1
-
 # Cold: each in a fresh sandbox, whose first screenshot starts its Chromium.
 : >"$work/cold"
 for ((i = 0; i < COLD_N; i++)); do
@@ -30,8 +25,11 @@ done
 "$ALLOX_CLI" sandbox create -o json >"$work/created" || exit 1
 id=$(jq -r .id "$work/created")
 "$ALLOX_CLI" aio screenshot -f "$work/warm.png" >/dev/null || exit 1
-time_n "$N" "$work/warm" "$ALLOX_CLI" aio screenshot -f "$work/warm.png" || exit 1
-time_n "$N" "$work/warm_jpeg" "$ALLOX_CLI" aio screenshot -f "$work/warm.jpg" --format jpeg || exit 1
+"$ALLOX_CLI" run -- true >/dev/null || exit 1
+run_true() { "$ALLOX_CLI" run -- true; }
+warm() { "$ALLOX_CLI" aio screenshot -f "$work/warm.png"; }
+warm_jpeg() { "$ALLOX_CLI" aio screenshot -f "$work/warm.jpg" --format jpeg; }
+time_alt "$N" "$work/run" run_true "$work/warm" warm "$work/warm_jpeg" warm_jpeg || exit 1
 
 # The route alone, without the client's endpoint lookup.
 curl -sS --max-time 10 --unix-socket "$ALLOX_HOME/run/engine.sock" -o "$work/ep.json" \

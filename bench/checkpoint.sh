@@ -12,15 +12,18 @@ bench_home
 
 "$ALLOX_CLI" sandbox list >/dev/null || exit 1   # start the engine outside the timings
 
-time_n "$N" "$work/fresh" "$ALLOX_CLI" sandbox create || exit 1
-"$ALLOX_CLI" sandbox list -o raw | cut -f1 | while read -r id; do "$ALLOX_CLI" sandbox kill "$id" >/dev/null; done
-
-bench_row "fresh sandbox create (to ready)" ms "$work/fresh"
+: >"$work/fresh"
 for mib in $SIZES; do
 	src=$("$ALLOX_CLI" sandbox create -o json | jq -r .id) || exit 1
 	"$ALLOX_CLI" run -- sh -c "head -c $((mib * 1048576)) /dev/urandom > /home/gem/data" >/dev/null || exit 1
-	: >"$work/create$mib"; : >"$work/engine$mib"; : >"$work/restore$mib"; : >"$work/cp$mib"
+	: >"$work/create$mib"; : >"$work/engine$mib"; : >"$work/restore$mib"; : >"$work/cp$mib"; : >"$work/fresh$mib"
 	for ((i = 0; i < N; i++)); do
+		# The peer of restore, in turn with it: a fresh create to ready.
+		t0=$EPOCHREALTIME
+		"$ALLOX_CLI" sandbox create -o json >"$work/new.json" || exit 1
+		t1=$EPOCHREALTIME
+		ms_between "$t0" "$t1" >>"$work/fresh$mib"
+		"$ALLOX_CLI" sandbox kill "$(jq -r .id "$work/new.json")" >/dev/null || exit 1
 		"$ALLOX_CLI" session use "$src" >/dev/null || exit 1
 		t0=$EPOCHREALTIME
 		"$ALLOX_CLI" checkpoint create -o json >"$work/cp.json" || exit 1
@@ -35,13 +38,10 @@ for mib in $SIZES; do
 		ms_between "$t0" "$t1" >>"$work/restore$mib"
 		"$ALLOX_CLI" sandbox kill "$(jq -r .id "$work/restored.json")" >/dev/null || exit 1
 		"$ALLOX_CLI" checkpoint delete "$cp_id" >/dev/null || exit 1
-	done
-	# The floor: cp -a of the same writable layer, as a fresh process each time.
-	layer="$ALLOX_HOME/engine/sandboxes/$src/layer"
-	for ((i = 0; i < N; i++)); do
+		# The floor, in turn with the figures: cp -a of the same writable layer.
 		rm -rf "$work/copy"
 		t0=$EPOCHREALTIME
-		cp -a "$layer" "$work/copy" || exit 1
+		cp -a "$ALLOX_HOME/engine/sandboxes/$src/layer" "$work/copy" || exit 1
 		t1=$EPOCHREALTIME
 		ms_between "$t0" "$t1" >>"$work/cp$mib"
 	done
@@ -49,8 +49,10 @@ for mib in $SIZES; do
 	"$ALLOX_CLI" sandbox kill "$src" >/dev/null || exit 1
 	bench_row "checkpoint create, $mib MiB changed" ms "$work/create$mib" "cp -a, $mib MiB" "$work/cp$mib" "ratio<=1.5"
 	[ -s "$work/engine$mib" ] && bench_row "checkpoint create, $mib MiB, engine capture alone" ms "$work/engine$mib" "cp -a, $mib MiB" "$work/cp$mib"
-	bench_row "restore to ready, $mib MiB" ms "$work/restore$mib" "fresh create" "$work/fresh" "ratio<=1.5"
+	bench_row "restore to ready, $mib MiB" ms "$work/restore$mib" "fresh create" "$work/fresh$mib" "ratio<=1.5"
+	cat "$work/fresh$mib" >>"$work/fresh"
 done
+bench_row "fresh sandbox create (to ready), all sizes' runs" ms "$work/fresh"
 set -- $SIZES
 first=$1
 shift $(($# - 1))

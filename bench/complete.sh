@@ -29,10 +29,11 @@ time_stale() {
 	done
 }
 
-time_n "$N" "$work/version" "$ALLOX_CLI" --version || exit 1
 "$ALLOX_CLI" sandbox list >/dev/null
-time_n "$N" "$work/fresh" "$ALLOX_CLI" __complete sandbox-ids || exit 1
-time_n "$N" "$work/line" "$ALLOX_CLI" __complete line -- sandbox get "" || exit 1
+version() { "$ALLOX_CLI" --version; }
+fresh() { "$ALLOX_CLI" __complete sandbox-ids; }
+line() { "$ALLOX_CLI" __complete line -- sandbox get ""; }
+time_alt "$N" "$work/version" version "$work/fresh" fresh "$work/line" line || exit 1
 time_stale "$N" "$work/stale" || exit 1
 cat >"$work/bash-driver" <<'EOS'
 . "$1"

@@ -12,7 +12,6 @@ bench_home
 
 "$ALLOX_CLI" sandbox create >/dev/null || exit 1
 "$ALLOX_CLI" run -- true >/dev/null || exit 1
-time_n "$N" "$work/run" "$ALLOX_CLI" run -- true || exit 1
 
 # Each first call in a new session starts a kernel.
 : >"$work/first"
@@ -24,7 +23,9 @@ for ((i = 0; i < FIRST_N; i++)); do
 done
 
 "$ALLOX_CLI" aio jupyter run -c 'print(1)' >/dev/null || exit 1
-time_n "$N" "$work/warm" "$ALLOX_CLI" aio jupyter run -c 'print(1)' || exit 1
+run_true() { "$ALLOX_CLI" run -- true; }
+warm() { "$ALLOX_CLI" aio jupyter run -c 'print(1)'; }
+time_alt "$N" "$work/run" run_true "$work/warm" warm || exit 1
 
 r="run -- true"
 bench_row "run -- true (the cost of any call)" ms "$work/run"

@@ -26,6 +26,25 @@ time_n() {
 	done
 }
 
+# time_alt N FILE1 CMD1 [FILE2 CMD2 ...]: like time_n for several commands
+# (each one word: a function or a program), taking their samples in turn, so
+# a burst of load from elsewhere on the shared machine hits a figure and its
+# floor alike instead of one block of samples.
+time_alt() {
+	local n=$1 i j t0 t1
+	shift
+	local -a pairs=("$@")
+	for ((j = 0; j < ${#pairs[@]}; j += 2)); do : >"${pairs[j]}"; done
+	for ((i = 0; i < n; i++)); do
+		for ((j = 0; j < ${#pairs[@]}; j += 2)); do
+			t0=$EPOCHREALTIME
+			"${pairs[j + 1]}" >/dev/null 2>&1 || { echo "bench: command failed: ${pairs[j + 1]}" >&2; return 1; }
+			t1=$EPOCHREALTIME
+			ms_between "$t0" "$t1" >>"${pairs[j]}"
+		done
+	done
+}
+
 # median FILE: the median of the numbers in FILE, one per line.
 median() {
 	sort -g "$1" | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'

@@ -19,15 +19,16 @@ TOML
 "$ALLOX_CLI" file upload "$here/../tests/cli/mcp_fixture.py" /home/gem/mcp_fixture.py >/dev/null || exit 1
 
 "$ALLOX_CLI" run -- true >/dev/null || exit 1
-time_n "$N" "$work/run" "$ALLOX_CLI" run -- true || exit 1
 
 t0=$EPOCHREALTIME
 "$ALLOX_CLI" aio mcp call fixture noisy >/dev/null || { echo "bench: first call failed" >&2; exit 1; }
 t1=$EPOCHREALTIME
 ms_between "$t0" "$t1" >"$work/first"
 
-time_n "$N" "$work/stdio" "$ALLOX_CLI" aio mcp call fixture noisy || exit 1
-time_n "$N" "$work/builtin" "$ALLOX_CLI" aio mcp call sandbox sandbox_get_context || exit 1
+run_true() { "$ALLOX_CLI" run -- true; }
+stdio() { "$ALLOX_CLI" aio mcp call fixture noisy; }
+builtin() { "$ALLOX_CLI" aio mcp call sandbox sandbox_get_context; }
+time_alt "$N" "$work/run" run_true "$work/stdio" stdio "$work/builtin" builtin || exit 1
 
 r="run -- true"
 bench_row "run -- true (the cost of any call)" ms "$work/run"

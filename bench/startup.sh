@@ -14,9 +14,10 @@ export ALLOX_HOME="$work/home"
 /usr/bin/python3 -c 'import click, rich, httpx' ||
 	{ echo "bench: python3-click, python3-rich and python3-httpx are needed (bootstrap installs them)" >&2; exit 1; }
 "$ALLOX_CLI" --version >/dev/null || exit 1   # warm the page cache
-time_n "$N" "$work/true" /bin/true || exit 1
-time_n "$N" "$work/version" "$ALLOX_CLI" --version || exit 1
-time_n "$N" "$work/python" /usr/bin/python3 -c 'import click, rich, httpx' || exit 1
+version() { "$ALLOX_CLI" --version; }
+python_floor() { /usr/bin/python3 -c 'import click, rich, httpx'; }
+set -- "$work/true" /bin/true "$work/version" version "$work/python" python_floor
+
 # What loading the shared libraries costs before main: an empty main linked
 # with nothing but libc, with libcurl alone, and with every library allox-cli
 # needs (its NEEDED entries); skipped without a C compiler.
@@ -27,10 +28,9 @@ if ${CC:-cc} -O2 -o "$work/empty_libc" "$work/empty.c" 2>/dev/null &&
 	${CC:-cc} -O2 -o "$work/empty_curl" "$work/empty.c" -Wl,--no-as-needed -lcurl 2>/dev/null &&
 	${CC:-cc} -O2 -o "$work/empty_all" "$work/empty.c" -Wl,--no-as-needed $needed 2>/dev/null; then
 	loader=yes
-	time_n "$N" "$work/libc" "$work/empty_libc" || exit 1
-	time_n "$N" "$work/curl" "$work/empty_curl" || exit 1
-	time_n "$N" "$work/all" "$work/empty_all" || exit 1
+	set -- "$@" "$work/libc" "$work/empty_libc" "$work/curl" "$work/empty_curl" "$work/all" "$work/empty_all"
 fi
+time_alt "$N" "$@" || exit 1
 
 bench_row "/bin/true" ms "$work/true"
 bench_row "python3 -c 'import click, rich, httpx'" ms "$work/python"
