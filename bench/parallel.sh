@@ -8,7 +8,8 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 : "${ALLOX_CLI:?}"
-N=${BENCH_PARALLEL_N:-${BENCH_N:-10}}
+# Rounds: 5 by default, as a round of 32 runs at one client takes seconds.
+N=${BENCH_PARALLEL_N:-5}
 ROUND=${BENCH_ROUND:-32}
 LEVELS=${BENCH_LEVELS:-1 2 4 8 16 32}
 CMD='i=0; while [ $i -lt 20000 ]; do i=$((i + 1)); done'
@@ -38,6 +39,14 @@ for c in $LEVELS; do : >"$work/tput$c"; done
 for ((i = 0; i < N; i++)); do
 	for c in $LEVELS; do round "$c" "$work/tput$c"; done
 done
+# Waiting, not computing: 32 clients each running `sleep 0.2` at once next to
+# one; with the runs served concurrently the 32 end in about the time of one.
+sleep1() { "$ALLOX_CLI" run -- sleep 0.2; }
+sleep32() {
+	seq 32 | xargs -P 32 -I{} sh -c '"$0" run -- sleep 0.2 >/dev/null 2>&1 || echo "sleep {}" >>"$1"' "$ALLOX_CLI" "$work/errors"
+}
+time_alt "$N" "$work/sleep1" sleep1 "$work/sleep32" sleep32 || exit 1
+
 errors=$(wc -l <"$work/errors")
 [ "$errors" -eq 0 ] || { echo "bench: $errors failed runs, e.g.:" >&2; head -n 3 "$work/errors" >&2; }
 
@@ -50,4 +59,6 @@ for c in $LEVELS; do
 		bench_row "throughput, $c clients" runs/s "$work/tput$c" "1 client" "$work/tput1" "ratio>=$want"
 	fi
 done
-bench_value "failed runs ($((N * ROUND)) runs at each level)" runs "$errors" "<=0"
+bench_row "run -- sleep 0.2, 1 client" ms "$work/sleep1"
+bench_row "run -- sleep 0.2, 32 clients at once (all done)" ms "$work/sleep32" "1 client" "$work/sleep1"
+bench_value "failed runs ($((N * ROUND)) at each level, $((N * 32)) sleeps)" runs "$errors" "<=0"

@@ -27,9 +27,11 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 t0=$EPOCHREALTIME
 failed=""
+loads=""
 for b in $benches; do
 	[ -f "$dir/$b.sh" ] || { echo "bench: no benchmark $b (have: $all)" >&2; exit 2; }
 	echo "bench: $b (BENCH_N=$BENCH_N)" >&2
+	loads="$loads $b $(cut -d' ' -f1 /proc/loadavg);"
 	BENCH_GROUP=$b bash "$dir/$b.sh" || { failed="$failed $b"; echo "bench: $b failed" >&2; }
 done
 t1=$EPOCHREALTIME
@@ -95,7 +97,7 @@ if [ -n "$results" ]; then
 		echo "- cores (nproc): $(nproc)"
 		echo "- memory: $(awk '/^MemTotal:/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
 		echo "- kernel: $(uname -r)"
-		echo "- load average (1, 5, 15 min): $load_before before, $load_after after"
+		echo "- load average (1, 5, 15 min): $load_before before, $load_after after; 1 min at each start:$loads"
 		echo "- samples per figure: BENCH_N=$BENCH_N unless the n column says otherwise; duration ${secs} s"
 		echo
 		table
