@@ -58,6 +58,9 @@ bench_home() {
 	work="$ALLOX_HOME/work"
 	mkdir -p "$work"
 	trap bench_cleanup EXIT
+	# Interrupted or terminated, still clean up (through the EXIT trap).
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
 }
 
 bench_cleanup() {
