@@ -42,3 +42,5 @@ if [ -n "$loader" ]; then
 	bench_row "empty C main + allox-cli's $(echo "$needed" | wc -w) libraries" ms "$work/all" "allox-cli --version" "$work/version"
 fi
 bench_value "allox-cli shared libraries (ldd)" libs "$(ldd "$ALLOX_CLI" | wc -l)"
+[ -n "$loader" ] && bench_value "empty C main + libcurl: shared libraries (ldd)" libs "$(ldd "$work/empty_curl" | wc -l)"
+exit 0
