@@ -46,6 +46,8 @@ table() {
 		split("figure|n|median|min|max|unit|floor or peer|floor median|ratio|target|met", h, "|")
 		# Columns: name, n, median, min, max, unit, floor name, floor median, ratio, target, met.
 		split("2 3 4 5 6 7 8 9 10 11 12", src, " ")
+		# Numbers line up on the right.
+		split("2 3 4 5 8 9", rc, " "); for (k in rc) right[rc[k]] = 1
 		for (j = 1; j <= 11; j++) w[j] = length(h[j])
 		for (r = 1; r <= rows; r++) {
 			cell[r, 1] = c[r, 1] ": " c[r, 2]
@@ -57,13 +59,13 @@ table() {
 		for (j = 1; j <= 11; j++) {
 			line = line " " sprintf("%-" w[j] "s", h[j]) " |"
 			dash = ""; for (k = 0; k < w[j]; k++) dash = dash "-"
-			sep = sep (j == 1 || j >= 6 ? "-" dash "-|" : "-" dash ":|")
+			sep = sep (right[j] ? "-" dash ":|" : "-" dash "-|")
 		}
 		print line; print sep
 		for (r = 1; r <= rows; r++) {
 			line = "|"
 			for (j = 1; j <= 11; j++)
-				line = line " " (j == 1 || j >= 6 ? sprintf("%-" w[j] "s", cell[r, j]) : sprintf("%" w[j] "s", cell[r, j])) " |"
+				line = line " " sprintf("%" (right[j] ? "" : "-") w[j] "s", cell[r, j]) " |"
 			print line
 		}
 	}' "$rows"
