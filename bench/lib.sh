@@ -50,6 +50,7 @@ median() {
 	sort -g "$1" | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
+work=""   # set by bench_home
 # bench_home: a private ALLOX_HOME with a work directory ($work) and a
 # trap that kills its sandboxes, stops its engine and removes it.
 bench_home() {
