@@ -5,6 +5,7 @@
 # cost of any call. Target: warm under 300 ms.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/lib.sh
 . "$here/lib.sh"
 : "${ALLOX_CLI:?}"
 N=${BENCH_N:-10}

@@ -4,6 +4,7 @@
 # next to a fresh create-to-ready (and across sizes: restore should be flat).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/lib.sh
 . "$here/lib.sh"
 : "${ALLOX_CLI:?}"
 N=${BENCH_N:-10}

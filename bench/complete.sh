@@ -6,6 +6,7 @@
 # `allox-cli --version`, the cost of starting the binary. Target: < 50 ms.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/lib.sh
 . "$here/lib.sh"
 : "${ALLOX_CLI:?}"
 N=${BENCH_N:-10}

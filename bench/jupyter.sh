@@ -4,6 +4,7 @@
 # of any call. Target: warm round trip under 20 ms beyond it.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/lib.sh
 . "$here/lib.sh"
 : "${ALLOX_CLI:?}"
 N=${BENCH_N:-10}

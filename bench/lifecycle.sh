@@ -4,6 +4,7 @@
 # and the agents' memory, and whether create time stays flat as they pile up.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/lib.sh
 . "$here/lib.sh"
 : "${ALLOX_CLI:?}"
 N=${BENCH_N:-10}

@@ -6,6 +6,7 @@
 # Target: a warm call under 20 ms beyond `run -- true`.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/lib.sh
 . "$here/lib.sh"
 : "${ALLOX_CLI:?}"
 N=${BENCH_N:-10}

@@ -6,6 +6,7 @@
 # min(clients, cores) times the throughput of one client) and no run fails.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/lib.sh
 . "$here/lib.sh"
 : "${ALLOX_CLI:?}"
 # Rounds: 5 by default, as a round of 32 runs at one client takes seconds.

@@ -4,6 +4,7 @@
 # the original Python tool). Target: at most 1/20 of the Python floor.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/lib.sh
 . "$here/lib.sh"
 : "${ALLOX_CLI:?}"
 N=${BENCH_N:-10}

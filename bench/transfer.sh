@@ -4,6 +4,7 @@
 # RSS of allox-cli during each transfer and of the sandbox's agent after all.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/lib.sh
 . "$here/lib.sh"
 : "${ALLOX_CLI:?}"
 N=${BENCH_TRANSFER_N:-3}
