@@ -1,55 +1,61 @@
-#!/bin/sh
+#!/bin/bash
 # Checkpoints on the local engine: create time for 1, 10 and 100 MiB of
-# changed data next to `cp -a` of the same layer, and restore-to-ready next
-# to a fresh create-to-ready.
+# changed data next to `cp -a` of the same writable layer, and restore-to-ready
+# next to a fresh create-to-ready (and across sizes: restore should be flat).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/lib.sh
 . "$here/lib.sh"
 : "${ALLOX_CLI:?}"
-N=${BENCH_N:-7}
-export ALLOX_HOME="$(mktemp -d /tmp/allox-bench.XXXXXX)"
-trap '"$ALLOX_CLI" sandbox list -o raw 2>/dev/null | cut -f1 | while read -r id; do "$ALLOX_CLI" sandbox kill "$id" >/dev/null 2>&1; done; kill "$(cat "$ALLOX_HOME/run/engine.pid" 2>/dev/null)" 2>/dev/null; rm -rf "$ALLOX_HOME"' EXIT
-B="$ALLOX_HOME/bench"
-mkdir -p "$B"
+N=${BENCH_N:-10}
+SIZES=${BENCH_CHECKPOINT_MIB:-1 10 100}
+bench_home
 
 "$ALLOX_CLI" sandbox list >/dev/null || exit 1   # start the engine outside the timings
 
-time_n "$N" "$B/fresh" "$ALLOX_CLI" sandbox create || exit 1
-fresh=$(median "$B/fresh")
-"$ALLOX_CLI" sandbox list -o raw | cut -f1 | while read -r id; do "$ALLOX_CLI" sandbox kill "$id" >/dev/null; done
-
-echo "allox-cli checkpoint benchmark (median of $N runs, $(nproc) cores, $(uname -r))"
-row "benchmark" "median" "floor" "ratio" "target"
-row "fresh create (to ready)" "${fresh} ms" "" "" ""
-for mib in 1 10 100; do
+: >"$work/fresh"
+for mib in $SIZES; do
 	src=$("$ALLOX_CLI" sandbox create -o json | jq -r .id) || exit 1
 	"$ALLOX_CLI" run -- sh -c "head -c $((mib * 1048576)) /dev/urandom > /home/gem/data" >/dev/null || exit 1
-	: > "$B/create"; : > "$B/engine"; : > "$B/restore"
-	i=0
-	while [ "$i" -lt "$N" ]; do
-		t0=$(now_ns)
-		"$ALLOX_CLI" session use "$src" >/dev/null
-		t0=$(now_ns)
-		cp_json=$("$ALLOX_CLI" checkpoint create -o json) || exit 1
-		t1=$(now_ns)
-		echo "scale=3; ($t1 - $t0) / 1000000" | bc >> "$B/create"
-		echo "$cp_json" | jq -r '.message' | sed -n 's/.* in \([0-9.]*\) s$/\1/p' | awk '{ print $1 * 1000 }' >> "$B/engine"
-		cp_id=$(echo "$cp_json" | jq -r .id)
-		t0=$(now_ns)
-		rid=$("$ALLOX_CLI" checkpoint restore "$cp_id" -o json | jq -r .id) || exit 1
-		t1=$(now_ns)
-		echo "scale=3; ($t1 - $t0) / 1000000" | bc >> "$B/restore"
-		"$ALLOX_CLI" sandbox kill "$rid" >/dev/null
-		"$ALLOX_CLI" checkpoint delete "$cp_id" >/dev/null
-		i=$((i + 1))
+	: >"$work/create$mib"; : >"$work/engine$mib"; : >"$work/restore$mib"; : >"$work/cp$mib"; : >"$work/fresh$mib"
+	for ((i = 0; i < N; i++)); do
+		# The peer of restore, in turn with it: a fresh create to ready.
+		t0=$EPOCHREALTIME
+		"$ALLOX_CLI" sandbox create -o json >"$work/new.json" || exit 1
+		t1=$EPOCHREALTIME
+		ms_between "$t0" "$t1" >>"$work/fresh$mib"
+		"$ALLOX_CLI" sandbox kill "$(jq -r .id "$work/new.json")" >/dev/null || exit 1
+		"$ALLOX_CLI" session use "$src" >/dev/null || exit 1
+		t0=$EPOCHREALTIME
+		"$ALLOX_CLI" checkpoint create -o json >"$work/cp.json" || exit 1
+		t1=$EPOCHREALTIME
+		ms_between "$t0" "$t1" >>"$work/create$mib"
+		# The engine's own capture time, from its message "... in S s".
+		jq -r '.message' "$work/cp.json" | sed -n 's/.* in \([0-9.]*\) s$/\1/p' | awk '{ print $1 * 1000 }' >>"$work/engine$mib"
+		cp_id=$(jq -r .id "$work/cp.json")
+		t0=$EPOCHREALTIME
+		"$ALLOX_CLI" checkpoint restore "$cp_id" -o json >"$work/restored.json" || exit 1
+		t1=$EPOCHREALTIME
+		ms_between "$t0" "$t1" >>"$work/restore$mib"
+		"$ALLOX_CLI" sandbox kill "$(jq -r .id "$work/restored.json")" >/dev/null || exit 1
+		"$ALLOX_CLI" checkpoint delete "$cp_id" >/dev/null || exit 1
+		# The floor, in turn with the figures: cp -a of the same writable layer.
+		rm -rf "$work/copy"
+		t0=$EPOCHREALTIME
+		cp -a "$ALLOX_HOME/engine/sandboxes/$src/layer" "$work/copy" || exit 1
+		t1=$EPOCHREALTIME
+		ms_between "$t0" "$t1" >>"$work/cp$mib"
 	done
-	# The floor: cp -a of the same writable layer, as a fresh process each time.
-	layer="$ALLOX_HOME/engine/sandboxes/$src/layer"
-	time_n "$N" "$B/cp" sh -c "rm -rf '$B/copy' && cp -a '$layer' '$B/copy'" || exit 1
-	rm -rf "$B/copy"
-	c=$(median "$B/create"); e=$(median "$B/engine"); f=$(median "$B/cp"); r=$(median "$B/restore")
-	row "checkpoint create, $mib MiB" "${c} ms" "cp ${f} ms" "$(echo "scale=2; $c / $f" | bc)x" "<= 1.5x cp -a"
-	row "  engine capture, $mib MiB" "${e} ms" "cp ${f} ms" "$(echo "scale=2; $e / $f" | bc)x" ""
-	row "restore to ready, $mib MiB" "${r} ms" "new ${fresh} ms" "$(echo "scale=2; $r / $fresh" | bc)x" "<= 1.5x fresh create"
-	"$ALLOX_CLI" sandbox kill "$src" >/dev/null
+	rm -rf "$work/copy"
+	"$ALLOX_CLI" sandbox kill "$src" >/dev/null || exit 1
+	bench_row "checkpoint create, $mib MiB changed" ms "$work/create$mib" "cp -a, $mib MiB" "$work/cp$mib" "ratio<=1.5"
+	[ -s "$work/engine$mib" ] && bench_row "checkpoint create, $mib MiB, engine capture alone" ms "$work/engine$mib" "cp -a, $mib MiB" "$work/cp$mib"
+	bench_row "restore to ready, $mib MiB" ms "$work/restore$mib" "fresh create" "$work/fresh$mib" "ratio<=1.5"
+	cat "$work/fresh$mib" >>"$work/fresh"
 done
+bench_row "fresh sandbox create (to ready), all sizes' runs" ms "$work/fresh"
+set -- $SIZES
+first=$1
+shift $(($# - 1))
+[ "$1" != "$first" ] && bench_row "restore to ready, $1 MiB vs $first MiB (flat)" ms "$work/restore$1" "restore, $first MiB" "$work/restore$first" "ratio<=1.25"
+exit 0

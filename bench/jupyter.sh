@@ -1,40 +1,34 @@
-#!/bin/sh
+#!/bin/bash
 # Jupyter in a sandbox: the first call of a session (which starts its
-# kernel) and the warm print(1) round trip, medians, next to `run -- true`,
-# the cost of any call. Target: warm round trip under 20 ms beyond it.
+# kernel) and the warm print(1) round trip, next to `run -- true`, the cost
+# of any call. Target: warm round trip under 20 ms beyond it.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/lib.sh
 . "$here/lib.sh"
 : "${ALLOX_CLI:?}"
-N=${BENCH_N:-20}
-FIRST_N=${BENCH_FIRST_N:-5}
+N=${BENCH_N:-10}
+FIRST_N=${BENCH_FIRST_N:-3}
 bench_home
 
 "$ALLOX_CLI" sandbox create >/dev/null || exit 1
-
-time_n "$N" "$work/run" "$ALLOX_CLI" run -- true || exit 1
+"$ALLOX_CLI" run -- true >/dev/null || exit 1
 
 # Each first call in a new session starts a kernel.
-: > "$work/first"
-i=0
-while [ "$i" -lt "$FIRST_N" ]; do
-	t0=$(now_ns)
+: >"$work/first"
+for ((i = 0; i < FIRST_N; i++)); do
+	t0=$EPOCHREALTIME
 	"$ALLOX_CLI" aio jupyter run --session "first-$i" -c 'print(1)' >/dev/null || { echo "bench: first call failed" >&2; exit 1; }
-	t1=$(now_ns)
-	echo "scale=3; ($t1 - $t0) / 1000000" | bc >> "$work/first"
-	i=$((i + 1))
+	t1=$EPOCHREALTIME
+	ms_between "$t0" "$t1" >>"$work/first"
 done
 
 "$ALLOX_CLI" aio jupyter run -c 'print(1)' >/dev/null || exit 1
-time_n "$N" "$work/warm" "$ALLOX_CLI" aio jupyter run -c 'print(1)' || exit 1
+run_true() { "$ALLOX_CLI" run -- true; }
+warm() { "$ALLOX_CLI" aio jupyter run -c 'print(1)'; }
+time_alt "$N" "$work/run" run_true "$work/warm" warm || exit 1
 
-run_ms=$(median "$work/run")
-first=$(median "$work/first")
-warm=$(median "$work/warm")
-beyond=$(echo "scale=3; $warm - $run_ms" | bc)
-
-echo "allox-cli Jupyter benchmark (medians: $N warm calls, $FIRST_N kernel starts; $(nproc) cores, $(uname -r))"
-row "benchmark" "median" "run -- true" "beyond" "target"
-row "run -- true" "${run_ms} ms" "" "" ""
-row "jupyter first call (kernel start)" "${first} ms" "" "" ""
-row "jupyter warm print(1)" "${warm} ms" "${run_ms} ms" "${beyond} ms" "< 20 ms beyond"
+r="run -- true"
+bench_row "run -- true (the cost of any call)" ms "$work/run"
+bench_row "jupyter first call (kernel start)" ms "$work/first" "$r" "$work/run"
+bench_row "jupyter warm print(1)" ms "$work/warm" "$r" "$work/run" "beyond<20"

@@ -1,46 +1,53 @@
-#!/bin/sh
-# `run -- true` against the bubblewrap floor; 1 GiB upload and download
-# against cp on the same disk; peak RSS of allox-cli and allox-agent meanwhile.
+#!/bin/bash
+# 1 GiB upload and download (BENCH_SIZE_MIB) against cp of the same file on
+# the same disk, each followed by sync, repeated BENCH_TRANSFER_N times; peak
+# RSS of allox-cli during each transfer and of the sandbox's agent after all.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/lib.sh
 . "$here/lib.sh"
 : "${ALLOX_CLI:?}"
-N=${BENCH_N:-20}
+N=${BENCH_TRANSFER_N:-3}
 SIZE_MIB=${BENCH_SIZE_MIB:-1024}
 bench_home
 
 "$ALLOX_CLI" sandbox create >/dev/null || exit 1
 agent=$(jq -r .runtime.initPid "$ALLOX_HOME"/engine/sandboxes/*/record.json)
 
-time_n "$N" "$work/floor" bwrap --ro-bind / / --unshare-all --share-net --proc /proc --dev /dev true || exit 1
-time_n "$N" "$work/run" "$ALLOX_CLI" run -- true || exit 1
-floor=$(median "$work/floor")
-run_ms=$(median "$work/run")
-
-head -c $((SIZE_MIB * 1024 * 1024)) /dev/urandom > "$work/big"
+head -c $((SIZE_MIB * 1024 * 1024)) /dev/urandom >"$work/big"
 sync
-t0=$(now_ns); cp "$work/big" "$work/big.cp"; sync; t1=$(now_ns)
-cp_s=$(echo "scale=3; ($t1 - $t0) / 1000000000" | bc)
-rm -f "$work/big.cp"
 
-# Peak RSS of the agent while transfers run: sample VmHWM after each.
-t0=$(now_ns)
-/usr/bin/time -f %M -o "$work/up.rss" "$ALLOX_CLI" file upload "$work/big" /home/gem/big >/dev/null || exit 1
-sync; t1=$(now_ns)
-up_s=$(echo "scale=3; ($t1 - $t0) / 1000000000" | bc)
-t0=$(now_ns)
-/usr/bin/time -f %M -o "$work/down.rss" "$ALLOX_CLI" file download /home/gem/big "$work/big.back" >/dev/null || exit 1
-sync; t1=$(now_ns)
-down_s=$(echo "scale=3; ($t1 - $t0) / 1000000000" | bc)
-cmp -s "$work/big" "$work/big.back" || { echo "bench: downloaded file differs" >&2; exit 1; }
-agent_hwm=$(awk '/^VmHWM:/ { print $2 }' "/proc/$agent/status")
+# mibs T0 T1 FILE: append the throughput of SIZE_MIB between the stamps.
+mibs() {
+	awk -v s="$SIZE_MIB" -v ms="$(ms_between "$1" "$2")" 'BEGIN { printf "%.1f\n", s * 1000 / ms }' >>"$3"
+}
 
-mibs() { echo "scale=1; $SIZE_MIB / $1" | bc; }
-echo "allox-cli run and transfer benchmark (median of $N runs; $SIZE_MIB MiB file)"
-row "benchmark" "median" "floor/cp" "ratio" "target"
-row "run -- true (process to exit)" "${run_ms} ms" "${floor} ms" "$(echo "scale=2; $run_ms / $floor" | bc)x" "<= 2.5x floor"
-row "upload" "$(mibs "$up_s") MiB/s" "$(mibs "$cp_s") MiB/s" "$(echo "scale=2; $cp_s / $up_s" | bc)x" ">= 0.5x cp"
-row "download" "$(mibs "$down_s") MiB/s" "$(mibs "$cp_s") MiB/s" "$(echo "scale=2; $cp_s / $down_s" | bc)x" ">= 0.5x cp"
-row "allox-cli peak RSS (upload)" "$(echo "scale=1; $(cat "$work/up.rss") / 1024" | bc) MiB" "" "" "< 16 MiB"
-row "allox-cli peak RSS (download)" "$(echo "scale=1; $(cat "$work/down.rss") / 1024" | bc) MiB" "" "" "< 16 MiB"
-row "allox-agent peak RSS" "$(echo "scale=1; $agent_hwm / 1024" | bc) MiB" "" "" "< 16 MiB"
+: >"$work/cp"; : >"$work/up"; : >"$work/down"; : >"$work/up.rss"; : >"$work/down.rss"
+for ((i = 0; i < N; i++)); do
+	rm -f "$work/big.cp" "$work/big.back"
+	"$ALLOX_CLI" run -- rm -f /home/gem/big >/dev/null || exit 1
+	sync
+	t0=$EPOCHREALTIME; cp "$work/big" "$work/big.cp" && sync; t1=$EPOCHREALTIME
+	mibs "$t0" "$t1" "$work/cp"
+	rm -f "$work/big.cp"
+	sync
+	t0=$EPOCHREALTIME
+	/usr/bin/time -f %M -a -o "$work/up.rss" "$ALLOX_CLI" file upload "$work/big" /home/gem/big >/dev/null || exit 1
+	sync; t1=$EPOCHREALTIME
+	mibs "$t0" "$t1" "$work/up"
+	t0=$EPOCHREALTIME
+	/usr/bin/time -f %M -a -o "$work/down.rss" "$ALLOX_CLI" file download /home/gem/big "$work/big.back" >/dev/null || exit 1
+	sync; t1=$EPOCHREALTIME
+	mibs "$t0" "$t1" "$work/down"
+	cmp -s "$work/big" "$work/big.back" || { echo "bench: downloaded file differs" >&2; exit 1; }
+done
+awk '/^VmHWM:/ { print $2 / 1024 }' "/proc/$agent/status" >"$work/agent.rss"
+for f in up.rss down.rss; do awk '{ printf "%.2f\n", $1 / 1024 }' "$work/$f" >"$work/$f.mib"; done
+
+c="cp $SIZE_MIB MiB"
+bench_row "cp $SIZE_MIB MiB (floor)" MiB/s "$work/cp"
+bench_row "file upload $SIZE_MIB MiB" MiB/s "$work/up" "$c" "$work/cp" "ratio>=0.5"
+bench_row "file download $SIZE_MIB MiB" MiB/s "$work/down" "$c" "$work/cp" "ratio>=0.5"
+bench_row "allox-cli peak RSS, upload" MiB "$work/up.rss.mib" "" "" "max<16"
+bench_row "allox-cli peak RSS, download" MiB "$work/down.rss.mib" "" "" "max<16"
+bench_row "allox-agent peak RSS (VmHWM)" MiB "$work/agent.rss" "" "" "max<16"
