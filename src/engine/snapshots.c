@@ -57,7 +57,9 @@ static char *record_path(const ax_engine *e, const char *id)
 	return path;
 }
 
-static void snap_save(ax_engine *e, const json_t *snap)
+/* DURABLE: flushed to disk. A snapshot still Creating needs only to
+ * survive an engine crash (the page cache does): the next engine fails it. */
+static void snap_save_as(ax_engine *e, const json_t *snap, bool durable)
 {
 	const char *id = json_string_value(json_object_get(snap, "id"));
 	char *path = record_path(e, id), *text = json_dumps(snap, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -65,10 +67,15 @@ static void snap_save(ax_engine *e, const json_t *snap)
 
 	if (!path || !text)
 		ax_engine_log(e, "cannot save snapshot %s: out of memory", id);
-	else if (ax_write_file_atomic(path, text, strlen(text), 0600, &err) < 0)
+	else if ((durable ? ax_write_file_atomic : ax_write_file_replace)(path, text, strlen(text), 0600, &err) < 0)
 		ax_engine_log(e, "cannot save snapshot %s: %s", id, err.message);
 	free(text);
 	free(path);
+}
+
+static void snap_save(ax_engine *e, const json_t *snap)
+{
+	snap_save_as(e, snap, true);
 }
 
 /* What the API shows: the spec's Snapshot has exactly these fields. */
@@ -328,7 +335,7 @@ void ax_snapshot_create(ax_engine *e, json_t *rec, const ax_req *req, ax_resp *r
 		snap_status(e, snap, "Failed", "snapshot_runtime_failed", err.message);
 		ax_engine_log(e, "snapshot %s of %s failed: %s", id, sandbox_id, err.message);
 	}
-	snap_save(e, snap);
+	snap_save_as(e, snap, strcmp(snap_state(snap) ?: "", "Creating") != 0);
 	await_capture(e, snap);
 	size_header(resp, snap);
 	resp->status = 202;
