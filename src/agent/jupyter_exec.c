@@ -29,6 +29,8 @@ struct exec_state {
 	struct jk_kernel *k;
 	const char *msg_id;
 	bool replied, idle, timed_out, abandoned;
+	bool interrupt_acked;   /* the kernel answered our interrupt_request */
+	char interrupt_id[JC_ID_SIZE];
 	char reply_status[16];
 	json_t *execution_count;
 	struct jo_outputs outs;
@@ -83,7 +85,17 @@ static void on_iopub(struct exec_state *st, const struct jw_msg *m)
 	}
 }
 
-/* Take every message waiting on SOCK (control: just throw them away). */
+/* An interrupt_reply means the kernel has interrupted itself (ipykernel
+ * signals its own process): a SIGINT of ours on top could arrive after this
+ * execution ended and interrupt the next one instead. */
+static void on_control(struct exec_state *st, const struct jw_msg *m)
+{
+	if (st->interrupt_id[0] && strcmp(m->parent_id, st->interrupt_id) == 0 &&
+	    strcmp(m->msg_type, "interrupt_reply") == 0)
+		st->interrupt_acked = true;
+}
+
+/* Take every message waiting on SOCK. */
 static void drain(struct exec_state *st, void *sock)
 {
 	struct jw_msg m;
@@ -99,6 +111,8 @@ static void drain(struct exec_state *st, void *sock)
 			on_shell(st, &m);
 		else if (sock == st->k->iopub)
 			on_iopub(st, &m);
+		else
+			on_control(st, &m);
 		jw_msg_free(&m);
 	}
 }
@@ -108,14 +122,20 @@ static void drain(struct exec_state *st, void *sock)
 static bool escalate(struct exec_state *st, enum phase *phase, long long *deadline)
 {
 	struct jk_kernel *k = st->k;
-	char id[JC_ID_SIZE];
 
 	if (*phase == RUNNING) {
 		st->timed_out = true;
 		*phase = ASKED;
 		*deadline = now_ms() + ASK_GRACE_MS;
-		if (jc_send(k->control, k->key, k->session, "interrupt_request", NULL, id) == 0)
+		if (jc_send(k->control, k->key, k->session, "interrupt_request", NULL, st->interrupt_id) == 0)
 			return true;
+		st->interrupt_id[0] = '\0';
+	}
+	if (*phase == ASKED && st->interrupt_acked) {
+		/* Interrupted already, just slow (a loaded machine): wait, don't signal. */
+		*phase = SIGNALLED;
+		*deadline = now_ms() + SIGNAL_GRACE_MS;
+		return true;
 	}
 	if (*phase == ASKED && !k->interrupt_message) {
 		ag_log("kernel %s: no answer to interrupt_request: sending SIGINT", k->name);
