@@ -437,22 +437,30 @@ int ax_execd_decode_info(const char *body, size_t len, const char *path, json_t 
 	return 0;
 }
 
-int ax_execd_info(ax_http *h, const char *path, json_t **info, ax_error *err)
+/* GET ROUTE?path=PATH<EXTRA> and decode the answer with DECODE into *OUT. */
+static int get_decoded(ax_http *h, const char *route, const char *path, const char *extra,
+		       int (*decode)(const char *, size_t, const char *, json_t **, ax_error *), json_t **out,
+		       ax_error *err)
 {
-	char *q = path_query("/files/info", path, NULL, err);
+	char *q = path_query(route, path, extra, err);
 	ax_http_response r;
 	int rc;
 
-	*info = NULL;
+	*out = NULL;
 	if (!q)
 		return -1;
 	rc = call(h, "GET", q, NULL, &r, err);
 	free(q);
 	if (rc < 0)
 		return -1;
-	rc = ax_execd_decode_info(r.body, r.len, path, info, err);
+	rc = decode(r.body, r.len, path, out, err);
 	ax_http_response_free(&r);
 	return rc;
+}
+
+int ax_execd_info(ax_http *h, const char *path, json_t **info, ax_error *err)
+{
+	return get_decoded(h, "/files/info", path, NULL, ax_execd_decode_info, info, err);
 }
 
 int ax_execd_decode_list(const char *body, size_t len, const char *path, json_t **entries, ax_error *err)
@@ -470,20 +478,8 @@ int ax_execd_decode_list(const char *body, size_t len, const char *path, json_t 
 
 int ax_execd_list(ax_http *h, const char *path, int depth, json_t **entries, ax_error *err)
 {
-	char extra[32], *q;
-	ax_http_response r;
-	int rc;
+	char extra[32];
 
-	*entries = NULL;
 	snprintf(extra, sizeof extra, "&depth=%d", depth);
-	q = path_query("/directories/list", path, extra, err);
-	if (!q)
-		return -1;
-	rc = call(h, "GET", q, NULL, &r, err);
-	free(q);
-	if (rc < 0)
-		return -1;
-	rc = ax_execd_decode_list(r.body, r.len, path, entries, err);
-	ax_http_response_free(&r);
-	return rc;
+	return get_decoded(h, "/directories/list", path, extra, ax_execd_decode_list, entries, err);
 }
