@@ -491,7 +491,7 @@ static void create(ax_engine *e, const ax_req *req, ax_resp *resp)
 		free(dir);
 		return;
 	}
-	if (!dir || ax_mkdir_p(dir, 0700, &err) < 0 || ax_store_save_pending(e, rec, &err) < 0 ||
+	if (!dir || ax_mkdir_p(dir, 0700, &err) < 0 || ax_store_save_nosync(e, rec, &err) < 0 ||
 	    spawn(e, rec, &err) < 0) {
 		ax_engine_log(e, "create %s failed: %s", id, err.message);
 		ax_resp_error(resp, 500, "SANDBOX::PROVISIONING_ERROR", "cannot start sandbox: %s", err.message);
@@ -506,7 +506,7 @@ static void create(ax_engine *e, const ax_req *req, ax_resp *resp)
 	/* Still Pending, now with its runtime: an engine that dies before the
 	 * Running record is saved leaves a record the next one can clean up
 	 * (an engine crash, not a power cut: no fsync on the create path). */
-	if (ax_store_save_pending(e, rec, &err) < 0)
+	if (ax_store_save_nosync(e, rec, &err) < 0)
 		ax_engine_log(e, "cannot save %s: %s", id, err.message);
 	if (e->create_delay_ms > 0)
 		nanosleep(&(struct timespec){ e->create_delay_ms / 1000, (e->create_delay_ms % 1000) * 1000000L }, NULL);
@@ -515,7 +515,8 @@ static void create(ax_engine *e, const ax_req *req, ax_resp *resp)
 
 		set_status(rec, e, "Running", "SANDBOX_RUNNING", note);
 	}
-	save(e, rec);
+	if (ax_store_save_nosync(e, rec, &err) < 0)
+		ax_engine_log(e, "cannot save %s: %s", id, err.message);
 	json_object_set(e->sandboxes, id, rec);
 	ax_engine_log(e, "created %s (%s)", id, json_string_value(json_object_get(json_object_get(rec, "image"), "uri")));
 	resp->status = 202;

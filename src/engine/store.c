@@ -41,7 +41,7 @@ int ax_store_save(ax_engine *e, json_t *record, ax_error *err)
 	return store(e, record, true, err);
 }
 
-int ax_store_save_pending(ax_engine *e, json_t *record, ax_error *err)
+int ax_store_save_nosync(ax_engine *e, json_t *record, ax_error *err)
 {
 	return store(e, record, false, err);
 }
