@@ -117,6 +117,22 @@ json_t *ax_lc_list_all(ax_lifecycle *lc, const char *collection, const char *que
 	return all;
 }
 
+int ax_lc_get_sandbox(ax_lifecycle *lc, const char *id, json_t **out, ax_error *err)
+{
+	char *eid = ax_http_escape(id), *path = NULL;
+	int rc;
+
+	*out = NULL;
+	if (!eid || asprintf(&path, "/sandboxes/%s", eid) < 0) {
+		free(eid);
+		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+	}
+	free(eid);
+	rc = ax_lc_call(lc, "GET", path, NULL, 200, out, err);
+	free(path);
+	return rc;
+}
+
 int ax_lc_endpoint(ax_lifecycle *lc, const char *id, int port, char **url, json_t **headers, ax_error *err)
 {
 	char path[512];

@@ -34,6 +34,9 @@ int ax_lc_call(ax_lifecycle *lc, const char *method, const char *path, const jso
  * extra QUERY ("state=Running", may be NULL); a new array of the items. */
 json_t *ax_lc_list_all(ax_lifecycle *lc, const char *collection, const char *query, ax_error *err);
 
+/* GET /sandboxes/ID: *OUT becomes the Sandbox object. */
+int ax_lc_get_sandbox(ax_lifecycle *lc, const char *id, json_t **out, ax_error *err);
+
 /* GET /sandboxes/{id}/endpoints/{port}; *URL becomes "http://<endpoint>" and
  * *HEADERS (if non-NULL) the headers to send with each runtime request. */
 int ax_lc_endpoint(ax_lifecycle *lc, const char *id, int port, char **url, json_t **headers, ax_error *err);

@@ -1,6 +1,5 @@
 #include "runtime.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,7 +25,6 @@ int ax_runtime_connect(ax_lifecycle *lc, const char *id, int port, long timeout_
 
 void ax_runtime_explain(ax_lifecycle *lc, const char *id, ax_error *err)
 {
-	char *eid, *path = NULL;
 	json_t *s = NULL;
 	ax_error gerr;
 	const json_t *st;
@@ -34,11 +32,7 @@ void ax_runtime_explain(ax_lifecycle *lc, const char *id, ax_error *err)
 
 	if (!lc || !id || !err || strcmp(err->code, "CONNECTION") != 0)
 		return;
-	eid = ax_http_escape(id);
-	if (!eid || asprintf(&path, "/sandboxes/%s", eid) < 0)
-		path = NULL;
-	free(eid);
-	if (path && ax_lc_call(lc, "GET", path, NULL, 200, &s, &gerr) == 0) {
+	if (ax_lc_get_sandbox(lc, id, &s, &gerr) == 0) {
 		st = json_object_get(s, "status");
 		state = json_string_value(json_object_get(st, "state"));
 		msg = json_string_value(json_object_get(st, "message"));
@@ -47,5 +41,4 @@ void ax_runtime_explain(ax_lifecycle *lc, const char *id, ax_error *err)
 				msg && *msg ? ": " : "", msg && *msg ? msg : "");
 	}
 	json_decref(s);
-	free(path);
 }

@@ -325,18 +325,6 @@ int ax_cmd_sandbox_list(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_err
 }
 
 /* GET /sandboxes/{id} into *OUT. */
-static int get_sandbox(ax_lifecycle *lc, const char *id, json_t **out, ax_error *err)
-{
-	char *path = sandbox_path(id, "");
-	int rc;
-
-	if (!path)
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
-	rc = ax_lc_call(lc, "GET", path, NULL, 200, out, err);
-	free(path);
-	return rc;
-}
-
 /* Run FN with an open lifecycle connection and the resolved sandbox id. */
 typedef int (*sandbox_fn)(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc, const char *id, ax_result *res,
 			  ax_error *err);
@@ -363,7 +351,7 @@ static int do_get(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc, const char
 {
 	json_t *s = NULL;
 
-	if (get_sandbox(lc, id, &s, err) < 0)
+	if (ax_lc_get_sandbox(lc, id, &s, err) < 0)
 		return -1;
 	res->kind = AX_RESULT_DATA;
 	res->data = ax_lc_sandbox_object(s);
@@ -462,7 +450,7 @@ static int pause_or_resume(ax_lifecycle *lc, const char *id, const char *verb, c
 	rc = path ? ax_lc_call(lc, "POST", path, NULL, 202, NULL, err)
 		  : ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
 	free(path);
-	if (rc < 0 || get_sandbox(lc, id, &s, err) < 0)
+	if (rc < 0 || ax_lc_get_sandbox(lc, id, &s, err) < 0)
 		return -1;
 	state = strdup(state_of(s) ?: "unknown");
 	for (i = 0; state && state[i]; i++)
