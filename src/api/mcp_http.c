@@ -226,17 +226,14 @@ int ax_mcp_http_tools(ax_mcp_http *c, json_t **tools, ax_error *err)
 void ax_mcp_http_close(ax_mcp_http *c)
 {
 	if (c->session && c->http) {
-		ax_http_call call;
-		ax_error ignored;
 		char line[256];
-		long status;
+		const char *headers[] = { line, NULL };
+		ax_http_response r;
+		ax_error ignored;
 
-		if (ax_http_begin(c->http, &call, "DELETE", c->path, &ignored) == 0) {
-			snprintf(line, sizeof line, "Mcp-Session-Id: %s", c->session);
-			ax_http_add_header(&call, line);
-			ax_http_perform(&call, &status, &ignored);
-			ax_http_end(&call);
-		}
+		snprintf(line, sizeof line, "Mcp-Session-Id: %s", c->session);
+		if (ax_http_request_headers(c->http, "DELETE", c->path, headers, NULL, &r, &ignored) == 0)
+			ax_http_response_free(&r);
 	}
 	free(c->session);
 	free(c->version);

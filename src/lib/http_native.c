@@ -39,7 +39,7 @@ typedef struct xfer {
 	long long down_total;
 	char field[HEADER_MAX], value[HEADER_MAX];
 	size_t flen, vlen;
-	bool in_value, headers_done, complete, aborted, got_bytes;
+	bool in_value, complete, aborted, got_bytes;
 	bool dead;              /* the peer closed or reset the connection before answering */
 } xfer;
 
@@ -315,7 +315,6 @@ static int on_headers_complete(http_parser *p)
 	xfer *x = p->data;
 
 	flush_header(x);
-	x->headers_done = true;
 	x->call->status = p->status_code;
 	x->down_total = (p->flags & F_CHUNKED) || p->content_length == (uint64_t)-1 ? -1 : (long long)p->content_length;
 	/* A HEAD answer announces a body it does not send. */
@@ -368,7 +367,6 @@ static int receive(xfer *x, int fd, size_t chunk, bool *keep)
 	ax_http_headers_reset(x->c);
 	while (!x->complete) {
 		ssize_t n = recv(fd, buf, chunk, 0);
-		size_t used;
 
 		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
 			if (wait_fd(x, fd, POLLIN) < 0)
@@ -384,7 +382,7 @@ static int receive(xfer *x, int fd, size_t chunk, bool *keep)
 			x->got_bytes = true;
 			x->last_move = now_ms();
 		}
-		used = http_parser_execute(&parser, &settings, buf, (size_t)n);
+		http_parser_execute(&parser, &settings, buf, (size_t)n);
 		if (x->aborted)
 			goto out;
 		if (n == 0 && !x->complete) {
@@ -397,7 +395,6 @@ static int receive(xfer *x, int fd, size_t chunk, bool *keep)
 			failf(call, "bad HTTP response: %s", http_errno_description(HTTP_PARSER_ERRNO(&parser)));
 			goto out;
 		}
-		(void)used;
 		if (call->progress_cb && !x->complete &&
 		    call->progress_cb(call->progress_data, x->down, x->down_total, x->up) != 0) {
 			x->aborted = true;
