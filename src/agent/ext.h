@@ -13,6 +13,7 @@
 #ifndef ALLOX_AGENT_EXT_H
 #define ALLOX_AGENT_EXT_H
 
+#include <microhttpd.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -20,13 +21,33 @@
 
 /* Bump when struct ag_ext_api, struct ag_ext_config, struct ag_ctx or
  * struct ag_req change meaning. */
-#define AG_EXT_ABI 1u
+#define AG_EXT_ABI 2u
 #define AG_EXT_SYMBOL "ag_ext_api_v1"
 /* The module's file name; it sits in the agent's directory. */
 #define AG_EXT_FILE "allox-agent-ext.so"
 
+/* The libmicrohttpd functions the module calls, as the agent links them.
+ * The agent may carry a static copy (configure's --enable-static-microhttpd);
+ * a second, shared copy in the module would serve the agent's connections
+ * with its own globals. So the module links no libmicrohttpd and forwards
+ * its calls here (ext_mhd.c). */
+struct ag_ext_mhd {
+	struct MHD_Response *(*create_response_from_buffer)(size_t size, void *buffer,
+							     enum MHD_ResponseMemoryMode mode);
+	enum MHD_Result (*add_response_header)(struct MHD_Response *response, const char *header,
+					       const char *content);
+	enum MHD_Result (*queue_response)(struct MHD_Connection *connection, unsigned int status_code,
+					  struct MHD_Response *response);
+	void (*destroy_response)(struct MHD_Response *response);
+	const char *(*lookup_connection_value)(struct MHD_Connection *connection, enum MHD_ValueKind kind,
+					       const char *key);
+	const union MHD_ConnectionInfo *(*get_connection_info)(struct MHD_Connection *connection,
+								enum MHD_ConnectionInfoType info_type, ...);
+};
+
 /* What the module needs from the agent's start-up, read once in main.c. */
 struct ag_ext_config {
+	const struct ag_ext_mhd *mhd;  /* set by the loader */
 	const char *mcp_servers;      /* ALLOX_AGENT_MCP_SERVERS (may be NULL) */
 	bool mcp_bridge;              /* false: ALLOX_AGENT_MCP_NO_BRIDGE=1 (test hook) */
 	const char *mcp_test_caps;    /* ALLOX_AGENT_MCP_TEST_CLIENT_CAPABILITIES (may be NULL) */

@@ -23,6 +23,15 @@ struct ag_ext {
 	struct ag_ctx ctx;                  /* the agent's, plus the module's objects */
 };
 
+static const struct ag_ext_mhd agent_mhd = {
+	.create_response_from_buffer = MHD_create_response_from_buffer,
+	.add_response_header = MHD_add_response_header,
+	.queue_response = MHD_queue_response,
+	.destroy_response = MHD_destroy_response,
+	.lookup_connection_value = MHD_lookup_connection_value,
+	.get_connection_info = MHD_get_connection_info,
+};
+
 struct ag_ext *ag_ext_new(const char *path, const struct ag_ext_config *conf)
 {
 	struct ag_ext *e = calloc(1, sizeof *e);
@@ -35,6 +44,7 @@ struct ag_ext *ag_ext_new(const char *path, const struct ag_ext_config *conf)
 		return NULL;
 	}
 	e->conf = *conf;
+	e->conf.mhd = &agent_mhd;
 	pthread_mutex_init(&e->lock, NULL);
 	return e;
 }

@@ -6,6 +6,7 @@
 
 #include "browser.h"
 #include "ext.h"
+#include "ext_mhd.h"
 #include "jupyter.h"
 #include "mcp.h"
 #include "routes_browser.h"
@@ -31,6 +32,7 @@ static void ext_stop(struct ag_ctx *ctx)
 
 static int ext_start(struct ag_ctx *ctx, const struct ag_ext_config *conf, char *msg, size_t msg_size)
 {
+	ag_ext_mhd_use(conf->mhd);
 	ctx->jupyter = ag_jupyter_new();
 	/* Cheap: Chromium starts on the first browser request. */
 	ctx->browser = ctx->jupyter ? ag_browser_new(ctx->reaper) : NULL;

@@ -365,14 +365,17 @@ static int run(struct agent *a, ax_error *err)
 		.started = time(NULL),
 	};
 	ag_log("allox-agent %s for sandbox %s (pid %d)", AG_VERSION, a->opt.sandbox_id, (int)getpid());
-	/* The entrypoint starts first, while the agent has a single thread, so
-	 * the fork copies no other thread's locks. */
-	if (ag_supervise_start(&a->sup, a->opt.status_file, a->opt.entrypoint, err) < 0) {
-		signal_all(a, SIGKILL);
-		return -1;
-	}
+	/* The entrypoint is forked first, while the agent has a single thread,
+	 * so the fork copies no other thread's locks; its exec is confirmed once
+	 * the agent serves, off the path to the sandbox's readiness. */
+	ag_supervise_start(&a->sup, a->opt.status_file, a->opt.entrypoint);
 	if (ag_server_start(&a->server, a->opt.listen_fd, &a->ctx, ag_routes, err) < 0) {
 		terminate_children(a);
+		return -1;
+	}
+	if (ag_supervise_confirm(&a->sup, err) < 0) {
+		ag_server_stop(&a->server);
+		signal_all(a, SIGKILL);
 		return -1;
 	}
 	ag_log("serving on %s", where);

@@ -154,7 +154,6 @@ static void spawn(struct ag_supervisor *s)
 	struct spawn_failure f = { 1, 0 };
 	char **env = child_environ();
 	int pipefd[2];
-	ssize_t n;
 
 	s->started = time(NULL);
 	if (!env || pipe2(pipefd, O_CLOEXEC) < 0) {
@@ -177,31 +176,42 @@ static void spawn(struct ag_supervisor *s)
 	}
 	/* Also from this side, so the group exists before anyone signals it. */
 	setpgid(s->pid, s->pid);
-	do
-		n = read(pipefd[0], &f, sizeof f);
-	while (n < 0 && errno == EINTR);
-	close(pipefd[0]);
-	if (n == (ssize_t)sizeof f) {
-		set_failed(s, &f);
-		return;
-	}
-	s->state = AG_EP_RUNNING;
+	s->exec_fd = pipefd[0];
 }
 
-int ag_supervise_start(struct ag_supervisor *s, const char *status_path, char **argv, ax_error *err)
+void ag_supervise_start(struct ag_supervisor *s, const char *status_path, char **argv)
 {
 	memset(s, 0, sizeof *s);
 	s->status_path = status_path;
+	s->exec_fd = -1;
 	if (argv && argv[0]) {
 		s->argv = argv;
 		spawn(s);
-		if (s->state == AG_EP_RUNNING)
-			ag_log("entrypoint started: pid %d: %s", (int)s->pid, argv[0]);
-		else
-			ag_log("entrypoint failed: %s", s->error);
-	} else {
-		ag_log("no entrypoint");
 	}
+}
+
+int ag_supervise_confirm(struct ag_supervisor *s, ax_error *err)
+{
+	if (s->exec_fd >= 0) {
+		struct spawn_failure f;
+		ssize_t n;
+
+		do
+			n = read(s->exec_fd, &f, sizeof f);
+		while (n < 0 && errno == EINTR);
+		close(s->exec_fd);
+		s->exec_fd = -1;
+		if (n == (ssize_t)sizeof f)
+			set_failed(s, &f);
+		else
+			s->state = AG_EP_RUNNING;
+	}
+	if (!s->argv)
+		ag_log("no entrypoint");
+	else if (s->state == AG_EP_RUNNING)
+		ag_log("entrypoint started: pid %d: %s", (int)s->pid, s->argv[0]);
+	else
+		ag_log("entrypoint failed: %s", s->error);
 	return write_status(s, err);
 }
 

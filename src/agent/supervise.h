@@ -30,12 +30,19 @@ struct ag_supervisor {
 	int code;               /* exit code or signal number */
 	char error[256];        /* AG_EP_FAILED: why */
 	time_t started, finished;
+	int exec_fd;            /* until confirmed: EOF once ARGV is exec'd, else why not */
 };
 
-/* Start ARGV (NULL or empty: none) and write the first status. Fails only
- * when the status file cannot be written; an entrypoint that cannot be
- * executed is a "failed" state, not an error. */
-int ag_supervise_start(struct ag_supervisor *s, const char *status_path, char **argv, ax_error *err);
+/* Fork the entrypoint ARGV (NULL or empty: none); call while the process has
+ * one thread. Its exec is confirmed by ag_supervise_confirm, so the caller
+ * can start serving meanwhile: the exec (a PATH search, loading the program)
+ * then no longer delays the sandbox's readiness. */
+void ag_supervise_start(struct ag_supervisor *s, const char *status_path, char **argv);
+
+/* Wait until the entrypoint has exec'd or failed to, and write the first
+ * status. Fails only when the status file cannot be written; an entrypoint
+ * that cannot be executed is a "failed" state, not an error. */
+int ag_supervise_confirm(struct ag_supervisor *s, ax_error *err);
 
 /* Record that child PID ended with wait STATUS. 1 if it was the entrypoint,
  * 0 if not, -1 with ERR if the status file could not be written. */

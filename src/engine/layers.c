@@ -2,13 +2,13 @@
  * Captured layers: a checkpoint's copy of a sandbox's writable overlay
  * layer, and its size on disk.
  *
- * The copy is coreutils' `cp -a`: it already keeps everything an overlay
- * layer is made of (whiteouts are 0:0 character devices, opaque and redirect
- * directories are trusted.overlay.* xattrs, hard links, sparse files, owners
- * and times) and uses copy_file_range/reflinks where the file system can.
- * A hand-written tree copy would have to get each of those right again.
+ * The copy is made in process (layer_copy.c), which keeps what cp -a keeps
+ * without cp's start-up; a tree so deep that it runs the engine out of fds
+ * is copied again by coreutils' `cp -a`, whose walk keeps only a few.
  */
 #include "engine.h"
+#include "layer_copy.h"
+#include "runtime.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -57,7 +57,7 @@ static void last_line(int fd, char *out, size_t size)
 	}
 }
 
-int ax_layer_copy(const char *src, const char *dst, ax_error *err)
+static int cp_a(const char *src, const char *dst, ax_error *err)
 {
 	char *const argv[] = { (char *)"cp", (char *)"-a", (char *)"--reflink=auto", (char *)"--",
 			       (char *)src, (char *)dst, NULL };
@@ -115,4 +115,16 @@ long long ax_layer_size(const char *dir)
 	}
 	fts_close(fts);
 	return failed ? -1 : total;
+}
+
+int ax_layer_copy(const char *src, const char *dst, ax_error *err)
+{
+	int rc = ax_layer_copy_tree(src, dst, err);
+
+	if (rc != AX_COPY_OUT_OF_FDS)
+		return rc;
+	ax_error_clear(err);
+	if (ax_rt_remove_state(dst, err) < 0)
+		return -1;
+	return cp_a(src, dst, err);
 }

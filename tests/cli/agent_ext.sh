@@ -87,6 +87,23 @@ for lib in allox-agent-ext.so libzmq.so libwebsockets.so libcrypto.so; do
 	case " $heavy" in *" $lib"*) ;; *) fail "$lib not mapped after a Jupyter call: $heavy" ;; esac
 done
 
+t "the module answers through the agent's own libmicrohttpd, not a second copy"
+# A second copy would serve the agent's connections with its own globals.
+awk '$6 ~ /libmicrohttpd/' "/proc/$PID/maps" | awk '{ print $6 }' | sort -u > "$TMP/mhd"
+if ldd "$ALLOX_AGENT" | grep -q libmicrohttpd; then
+	[ "$(wc -l < "$TMP/mhd")" -le 1 ] || fail "libmicrohttpd mapped twice: $(cat "$TMP/mhd")"
+else
+	[ ! -s "$TMP/mhd" ] || fail "static agent maps a shared libmicrohttpd after loading the module: $(cat "$TMP/mhd")"
+fi
+
+t "a static-libmicrohttpd agent maps no GnuTLS, even with the module loaded"
+if ldd "$ALLOX_AGENT" | grep -q libmicrohttpd; then
+	echo "# skipped: allox-agent links the shared libmicrohttpd (--disable-static-microhttpd)"
+else
+	awk '$6 ~ /lib(gnutls|nettle|hogweed|gmp|p11-kit|tasn1)\.so/' "/proc/$PID/maps" > "$TMP/tls"
+	[ ! -s "$TMP/tls" ] || fail "maps: $(awk '{ print $6 }' "$TMP/tls" | sort -u | tr '\n' ' ')"
+fi
+
 t "in a rootfs image, where the agent runs through /.allox/ld.so, the module loads too"
 mkdir -p "$TMP/rootfs/etc"
 allox sandbox create -i "rootfs:$TMP/rootfs" -o json > "$TMP/rfs" || fail "cannot create a rootfs sandbox"

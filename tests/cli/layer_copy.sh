@@ -1,0 +1,103 @@
+#!/bin/sh
+# The checkpoint copy of a sandbox's writable layer (src/engine/layer_copy.c):
+# the same tree as `cp -a` makes of every kind of entry an overlay layer
+# holds, a too-deep tree handed to cp -a, and clear failures. Needs
+# LAYER_COPY (tests/helpers/layer_copy), python3, mkfifo and root (whiteouts
+# are character devices, opaque directories trusted.* xattrs).
+. "${TESTS_DIR:-tests}/cli/lib.sh"
+: "${LAYER_COPY:?LAYER_COPY must point at tests/helpers/layer_copy}"
+CMP="${TESTS_DIR:-tests}/cli/tree_compare.py"
+
+S=$TMP/src
+mkdir -p "$S/home/gem/sub" "$S/opaque" "$S/ro" "$S/etc"
+printf 'hello\n' > "$S/home/gem/a.txt"
+head -c 300000 /dev/urandom > "$S/home/gem/big.bin"
+: > "$S/home/gem/empty"
+truncate -s 10M "$S/home/gem/sparse"
+printf 'middle' | dd of="$S/home/gem/sparse" bs=1 seek=5000000 conv=notrunc 2>/dev/null
+ln "$S/home/gem/a.txt" "$S/home/gem/sub/hard1"
+ln "$S/home/gem/a.txt" "$S/etc/hard2"
+ln -s ../a.txt "$S/home/gem/sub/rel-link"
+ln -s /nonexistent/target "$S/home/gem/dangling"
+mknod "$S/etc/deleted" c 0 0
+mkfifo "$S/home/gem/fifo"
+setfattr() { python3 -c 'import os, sys; os.setxattr(sys.argv[1], sys.argv[2], sys.argv[3].encode(), follow_symlinks=False)' "$@"; }
+setfattr "$S/opaque" trusted.overlay.opaque y
+setfattr "$S/home/gem/a.txt" user.note "kept"
+setfattr "$S/etc/deleted" trusted.overlay.note "whiteout xattr"
+python3 -c 'import os, sys; os.setxattr(sys.argv[1], "user.big", b"x" * 3000)' "$S/home/gem/big.bin"
+printf 'x' > "$S/ro/file"
+chmod 4755 "$S/home/gem/big.bin"
+chmod 0600 "$S/home/gem/a.txt"
+chown 1000:1000 "$S/home/gem" "$S/home/gem/a.txt"
+chown -h 1234:4321 "$S/home/gem/dangling"
+chmod 0555 "$S/ro"
+touch -h -d '2001-02-03 04:05:06' "$S/home/gem/dangling"
+touch -d '2002-03-04 05:06:07.123456789' "$S/home/gem/big.bin" "$S/ro" "$S/home/gem/sub"
+
+t "every kind of entry is copied as cp -a copies it"
+cp -a "$S" "$TMP/by-cp"
+run "$LAYER_COPY" --tree "$S" "$TMP/by-us"
+[ "$rc" = 0 ] || fail "exit $rc"
+run python3 "$CMP" "$TMP/by-cp" "$TMP/by-us"
+[ "$rc" = 0 ] || fail "trees differ"
+
+t "the copy is the source, entry for entry"
+run python3 "$CMP" "$S" "$TMP/by-us"
+[ "$rc" = 0 ] || fail "trees differ"
+
+t "a sparse file stays sparse"
+blocks=$(stat -c %b "$TMP/by-us/home/gem/sparse")
+[ "$blocks" -lt 1000 ] || fail "$blocks blocks for 12 bytes of data"
+
+t "the copy is independent of the source"
+printf 'changed\n' > "$S/home/gem/a.txt"
+[ "$(cat "$TMP/by-us/home/gem/a.txt")" = hello ] || fail "copy changed with the source"
+[ "$(cat "$TMP/by-us/etc/hard2")" = hello ] || fail "hard link changed with the source"
+
+# deep TOP N: N nested directories d0000/d0001/... under TOP, a file "leaf" at the bottom.
+deep() {
+	mkdir -p "$1"
+	python3 -c '
+import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+for i in range(int(sys.argv[2])):
+    os.mkdir("d%04d" % i, dir_fd=fd)
+    nfd = os.open("d%04d" % i, os.O_RDONLY, dir_fd=fd)
+    os.close(fd)
+    fd = nfd
+with open(os.open("leaf", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "w") as f:
+    f.write("deep\n")
+' "$1" "$2"
+}
+
+t "a tree that runs the copy out of fds is handed to cp -a, and comes out whole"
+deep "$TMP/deep" 100
+run sh -c 'ulimit -n 64 && exec "$@"' sh "$LAYER_COPY" --tree "$TMP/deep" "$TMP/deep-tree"
+[ "$rc" = 3 ] || fail "exit $rc, expected 3 (out of fds)"
+grep -q "Too many open files" "$TMP/err" || fail "no reason given"
+run sh -c 'ulimit -n 64 && exec "$@"' sh "$LAYER_COPY" "$TMP/deep" "$TMP/deep-copy"
+[ "$rc" = 0 ] || fail "exit $rc"
+run python3 "$CMP" "$TMP/deep" "$TMP/deep-copy"
+[ "$rc" = 0 ] || fail "trees differ"
+
+t "a path beyond PATH_MAX fails with one clear line, as with cp -a"
+deep "$TMP/deeper" 900
+run "$LAYER_COPY" "$TMP/deeper" "$TMP/deeper-copy"
+[ "$rc" = 1 ] || fail "exit $rc"
+[ "$(wc -l < "$TMP/err")" = 1 ] || fail "not one line"
+grep -q "^layer_copy: cannot copy an entry of \.\.\..*/d0[0-9]*: File name too long$" "$TMP/err" || fail "message"
+
+t "a missing source is one clear error"
+run "$LAYER_COPY" "$TMP/nope" "$TMP/nope-copy"
+[ "$rc" = 1 ] || fail "exit $rc"
+grep -q "layer_copy: cannot open the layer .: No such file or directory" "$TMP/err" || fail "message"
+
+t "an existing destination is refused, not merged into"
+mkdir "$TMP/exists"
+run "$LAYER_COPY" "$S" "$TMP/exists"
+[ "$rc" = 1 ] || fail "exit $rc"
+grep -q "cannot create the copy .: File exists" "$TMP/err" || fail "message"
+[ -z "$(ls -A "$TMP/exists")" ] || fail "wrote into it"
+
+done_testing

@@ -1,0 +1,26 @@
+/* layer_copy: the engine's checkpoint copy from the shell (tests/cli/layer_copy.sh).
+ *
+ *   layer_copy SRC DST          ax_layer_copy: in process, cp -a when too deep
+ *   layer_copy --tree SRC DST   ax_layer_copy_tree alone (exit 3: out of fds) */
+#include <stdio.h>
+#include <string.h>
+
+#include "engine.h"
+#include "layer_copy.h"
+
+int main(int argc, char **argv)
+{
+	bool tree = argc == 4 && strcmp(argv[1], "--tree") == 0;
+	ax_error err;
+	int rc;
+
+	if (argc != 3 && !tree) {
+		fprintf(stderr, "usage: layer_copy [--tree] SRC DST\n");
+		return 2;
+	}
+	ax_error_clear(&err);
+	rc = tree ? ax_layer_copy_tree(argv[2], argv[3], &err) : ax_layer_copy(argv[1], argv[2], &err);
+	if (rc != 0)
+		fprintf(stderr, "layer_copy: %s\n", err.message);
+	return rc == AX_COPY_OUT_OF_FDS ? 3 : rc < 0 ? 1 : 0;
+}
