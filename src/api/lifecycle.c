@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fs.h"
 #include "lifecycle_decode.h"
@@ -49,12 +50,19 @@ int ax_lc_open(ax_lifecycle *lc, const ax_config *cfg, const char *home, bool ve
 
 		if (!sock)
 			return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		int conn;
+
 		lc->local = true;
-		if (ax_local_engine_ensure(home, verbose, err) < 0 ||
+		if (ax_local_engine_ensure(home, verbose, &conn, err) < 0 ||
 		    ax_http_init(&lc->http, "http://localhost/v1", sock, timeout, err) < 0) {
+			if (conn >= 0)
+				close(conn);
 			free(sock);
 			return -1;
 		}
+		lc->http.fd = conn;
+		lc->http.connected = true;
+		lc->http.fresh = true;
 		lc->display = sock;
 	} else if (strncmp(domain, "unix:", 5) == 0) {
 		if (ax_http_init(&lc->http, "http://localhost/v1", domain + 5, timeout, err) < 0)

@@ -41,8 +41,9 @@ int ax_lc_get_sandbox(ax_lifecycle *lc, const char *id, json_t **out, ax_error *
  * *HEADERS (if non-NULL) the headers to send with each runtime request. */
 int ax_lc_endpoint(ax_lifecycle *lc, const char *id, int port, char **url, json_t **headers, ax_error *err);
 
-/* Start the local engine if its socket does not answer; wait until it does. */
-int ax_local_engine_ensure(const char *home, bool verbose, ax_error *err);
+/* Start the local engine if its socket does not answer; wait until it does.
+ * *CONN: the connection that answered (non-blocking, the caller's), or -1. */
+int ax_local_engine_ensure(const char *home, bool verbose, int *conn, ax_error *err);
 
 /* The engine's socket path for HOME; malloc'd. */
 char *ax_local_socket_path(const char *home);

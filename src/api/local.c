@@ -4,6 +4,7 @@
 #include "lifecycle.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -28,21 +29,42 @@ char *ax_local_socket_path(const char *home)
 	return p;
 }
 
-bool ax_local_socket_answers(const char *path)
+/* A connection to the engine's socket at PATH, or -1. */
+static int local_connect(const char *path)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	int fd;
-	bool ok;
 
 	if (!path || strlen(path) >= sizeof addr.sun_path)
-		return false;
+		return -1;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return false;
+		return -1;
 	snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path);
-	ok = connect(fd, (struct sockaddr *)&addr, sizeof addr) == 0;
+	if (connect(fd, (struct sockaddr *)&addr, sizeof addr) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+bool ax_local_socket_answers(const char *path)
+{
+	int fd = local_connect(path);
+
+	if (fd < 0)
+		return false;
 	close(fd);
-	return ok;
+	return true;
+}
+
+/* The connection that proved the engine answers carries the first request:
+ * a probe of its own cost the engine an accept and a thread per command. */
+static int keep_connection(int fd, int *conn)
+{
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	*conn = fd;
+	return 0;
 }
 
 /* The engine beside this binary (build tree, or the same bin/ when installed), else PATH. */
@@ -72,13 +94,14 @@ static char *find_engine(void)
 	return strdup("allox-engine");
 }
 
-int ax_local_engine_ensure(const char *home, bool verbose, ax_error *err)
+int ax_local_engine_ensure(const char *home, bool verbose, int *conn, ax_error *err)
 {
 	char *sock = ax_local_socket_path(home), *engine = NULL;
 	struct timespec start, now;
 	pid_t pid;
-	int status, rc;
+	int status, rc, fd;
 
+	*conn = -1;
 	if (!sock)
 		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
 	if (strlen(sock) >= sizeof ((struct sockaddr_un *)0)->sun_path) {
@@ -86,9 +109,10 @@ int ax_local_engine_ensure(const char *home, bool verbose, ax_error *err)
 		free(sock);
 		return rc;
 	}
-	if (ax_local_socket_answers(sock)) {
+	fd = local_connect(sock);
+	if (fd >= 0) {
 		free(sock);
-		return 0;
+		return keep_connection(fd, conn);
 	}
 	engine = find_engine();
 	if (!engine) {
@@ -113,8 +137,9 @@ int ax_local_engine_ensure(const char *home, bool verbose, ax_error *err)
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	rc = -1;
 	for (;;) {
-		if (ax_local_socket_answers(sock)) {
-			rc = 0;
+		fd = local_connect(sock);
+		if (fd >= 0) {
+			rc = keep_connection(fd, conn);
 			break;
 		}
 		clock_gettime(CLOCK_MONOTONIC, &now);

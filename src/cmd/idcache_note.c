@@ -59,7 +59,7 @@ static bool touches_ids(const ax_command_spec *c)
 void ax_idcache_note(const ax_ctx *ctx, const ax_args *args, const ax_result *res)
 {
 	const char *domain;
-	json_t *cache;
+	json_t *cache, *before;
 	ax_error err;
 
 	if (!ctx || !ctx->home || !ctx->config || !args || !args->cmd || !res || res->kind != AX_RESULT_DATA ||
@@ -67,7 +67,11 @@ void ax_idcache_note(const ax_ctx *ctx, const ax_args *args, const ax_result *re
 		return;
 	domain = ax_config_string(ctx->config, "domain");
 	cache = ax_idcache_load(ctx->home, domain && *domain ? domain : "local");
-	if (cache && apply(cache, args->cmd, args, res->data))
+	before = cache ? json_deep_copy(cache) : NULL;
+	/* Rewriting an unchanged cache (a `sandbox get`, `run`'s lookups) would
+	 * cost every command a rename and ext4's flush of the file it replaces. */
+	if (cache && apply(cache, args->cmd, args, res->data) && !json_equal(before, cache))
 		ax_idcache_save(ctx->home, cache, &err);
+	json_decref(before);
 	json_decref(cache);
 }

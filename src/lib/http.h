@@ -28,6 +28,7 @@ typedef struct ax_http {
 	bool no_retry;       /* a caller with its own retry loop (a readiness probe): one attempt */
 	int fd;              /* plain http: the kept-alive connection when CONNECTED */
 	bool connected;
+	bool fresh;          /* CONNECTED by the caller, never used: its failure is not a stale keep-alive's */
 	void *curl;          /* https: libcurl and one handle reused across requests, so its connection is too */
 	json_t *last_headers; /* lower-case name -> value of the last response */
 } ax_http;

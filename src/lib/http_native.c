@@ -68,6 +68,7 @@ void ax_http_native_close(ax_http *c)
 	if (c->connected)
 		close(c->fd);
 	c->connected = false;
+	c->fresh = false;
 	c->fd = -1;
 }
 
@@ -437,8 +438,9 @@ int ax_http_native_perform(ax_http_call *call)
 		x.last_move = now_ms();
 		if (call->timeout_s > 0)
 			x.deadline = x.last_move + call->timeout_s * 1000LL;
-		reused = c->connected;
-		if (!reused) {
+		reused = c->connected && !c->fresh;
+		c->fresh = false;
+		if (!c->connected) {
 			c->fd = connect_fd(&x, host, port);
 			if (c->fd < 0)
 				break;

@@ -141,6 +141,19 @@ for sh in $shells; do
 	expect_answer "allox-cli checkpoint restore --source-sandbox |" "$sid"
 done
 
+t "a command that changes no id leaves the cache file alone"
+ino=$(stat -c %i "$ALLOX_HOME/cache/ids.json")
+run allox sandbox get "$sid"
+expect_rc 0
+[ "$(stat -c %i "$ALLOX_HOME/cache/ids.json")" = "$ino" ] || fail "rewritten by sandbox get"
+run allox sandbox pause "$sid"
+expect_rc 0
+[ "$(stat -c %i "$ALLOX_HOME/cache/ids.json")" != "$ino" ] || fail "not rewritten when the state changed"
+jq -e --arg id "$sid" '.sandboxes[] | select(.id == $id) | (.state | ascii_downcase) == "paused"' "$ALLOX_HOME/cache/ids.json" >/dev/null ||
+	fail "state not kept: $(cat "$ALLOX_HOME/cache/ids.json")"
+run allox sandbox resume "$sid"
+expect_rc 0
+
 t "checkpoint create adds its id; restore also offers latest, delete does not"
 run allox checkpoint create --name v1 -o json
 expect_rc 0
