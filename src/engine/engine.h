@@ -107,6 +107,9 @@ void ax_layers_gc(ax_engine *e);
 void ax_layers_sweep(ax_engine *e, bool partial_too);
 /* Wait (bounded) for running captures before the engine exits. */
 void ax_snapshots_drain(ax_engine *e, int seconds);
+/* Write the Ready snapshots not yet on disk to it (one syncfs), then mark
+ * them durable. Called by the engine's tick and before it exits. */
+void ax_snapshots_sync(ax_engine *e);
 
 /* layers.c */
 int ax_layer_copy(const char *src, const char *dst, ax_error *err);

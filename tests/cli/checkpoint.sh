@@ -183,6 +183,38 @@ expect_rc 0
 run allox run -- sh -c 'wc -c < /home/gem/one-mib'
 expect_out "1048576"
 
+t "a Ready checkpoint is written to disk by the engine's next tick"
+run allox checkpoint create "$SRC" -o json
+expect_rc 0
+SYNCED=$(jq -r .id "$TMP/out")
+rec="$ALLOX_HOME/engine/snapshots/$SYNCED.json"
+wait_until 5 sh -c "jq -e 'has(\"unsyncedInBoot\") | not' '$rec' >/dev/null" ||
+	fail "still unsynced after 5 s: $(cat "$rec")"
+
+t "over an engine restart, a checkpoint not yet on disk stays Ready and is synced"
+kill "$(engine_pid)"
+wait_until 5 sh -c "! kill -0 $(engine_pid) 2>/dev/null" || fail "engine did not stop"
+jq --arg b "$(cat /proc/sys/kernel/random/boot_id)" '. + {unsyncedInBoot: $b}' "$rec" > "$TMP/rec" && cp "$TMP/rec" "$rec"
+run allox checkpoint list "$SRC" -o json
+expect_rc 0
+jq -e --arg id "$SYNCED" '.[] | select(.id == $id) | .state == "Ready"' "$TMP/out" >/dev/null ||
+	fail "not Ready: $(cat "$TMP/out")"
+wait_until 5 sh -c "jq -e 'has(\"unsyncedInBoot\") | not' '$rec' >/dev/null" || fail "not synced: $(cat "$rec")"
+
+t "after a reboot, a checkpoint that was not yet on disk is Failed, not restored torn"
+kill "$(engine_pid)"
+wait_until 5 sh -c "! kill -0 $(engine_pid) 2>/dev/null" || fail "engine did not stop"
+jq '. + {unsyncedInBoot: "00000000-0000-0000-0000-000000000000"}' "$rec" > "$TMP/rec" && cp "$TMP/rec" "$rec"
+run allox checkpoint list "$SRC" -o json
+expect_rc 0
+jq -e --arg id "$SYNCED" '.[] | select(.id == $id) | .state == "Failed"' "$TMP/out" >/dev/null ||
+	fail "not Failed: $(cat "$TMP/out")"
+jq -e '.status.message | contains("restarted before this checkpoint was written to disk")' "$rec" >/dev/null ||
+	fail "no reason: $(cat "$rec")"
+run allox checkpoint restore "$SYNCED"
+expect_rc 1
+allox checkpoint delete "$SYNCED" >/dev/null || fail "cannot delete it"
+
 t "bad ids and states are one clear line with exit 1"
 run allox checkpoint restore 00000000-0000-4000-8000-000000000000
 expect_rc 1
