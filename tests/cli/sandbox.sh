@@ -186,4 +186,7 @@ wait
 n=$(pgrep -f "allox-engine --home $ALLOX_HOME\$" | wc -l)
 [ "$n" -eq 1 ] || fail "$n engines running"
 
+t "no cgroup is left of a sandbox of this test: ended ones, then all once the engine stops"
+expect_clean_stop
+
 done_testing
