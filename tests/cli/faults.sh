@@ -348,6 +348,7 @@ t "agent killed: sandbox get says so; run and file commands fail with one line, 
 agent=$(init_of "$ID")
 kill -9 "$agent"
 wait_until 20 state_is "$ID" Terminated || fail "state not Terminated"
+expect_no_cgroups_left   # found dead: its cgroups go now, not at delete
 run allox sandbox get "$ID" -o json
 expect_rc 0
 jq -e --arg pid "$agent" '.state == "Terminated" and (.message | contains("agent (allox-agent, pid \($pid))"))
@@ -376,6 +377,7 @@ new_sandbox
 agent=$(init_of "$ID")
 kill -9 "$agent"
 wait_until 20 state_is "$ID" Terminated || fail "state not Terminated"
+expect_no_cgroups_left   # found dead: its cgroups go now, not at delete
 run allox sandbox get "$ID" -o json
 jq -e --arg pid "$agent" '.message == "the sandbox'"'"'s agent (allox-agent, pid \($pid)) was killed by signal 9 (Killed)"' \
 	"$TMP/out" >/dev/null || fail "the signal is not named"
