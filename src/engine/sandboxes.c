@@ -693,7 +693,9 @@ static void destroy(ax_engine *e, const char *id, json_t *rec)
 	char *dir = ax_store_dir(e, id);
 
 	handle_of(rec, &h);
-	if (h.pid && ax_rt_kill(&h, id, &err) < 0)
+	/* Also without a runtime (an engine that died while spawning it): its
+	 * processes and cgroups are then found by id alone. */
+	if (ax_rt_kill(&h, id, &err) < 0)
 		ax_engine_log(e, "kill %s: %s", id, err.message);
 	collect(&h, 100);
 	if (dir && ax_rt_remove_state(dir, &err) < 0)
@@ -969,6 +971,13 @@ void ax_sandboxes_adopt(ax_engine *e)
 				 (int)h.init_pid);
 			set_status(rec, e, "Terminated", "SANDBOX_EXITED", why);
 			save(e, rec);
+		} else if (strcmp(state, "Terminated") == 0) {
+			ax_error kerr;
+
+			/* Its cgroups went when it was found dead, unless that removal
+			 * failed (a cgroup still busy after the wait): retry. */
+			if (ax_rt_kill(&h, id, &kerr) < 0)
+				ax_engine_log(e, "cleanup of %s: %s", id, kerr.message);
 		} else {
 			ax_error terr;
 

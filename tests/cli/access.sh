@@ -237,4 +237,7 @@ expect_rc 0
 run tcp sandbox kill "$B"
 expect_rc 0
 
+t "no cgroup is left of a sandbox of this test: ended ones, then all once the engine stops"
+expect_clean_stop "$HOME2"
+
 done_testing

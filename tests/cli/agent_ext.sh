@@ -200,4 +200,7 @@ call GET /v1/sandbox
 expect_code 200
 stop_agent
 
+t "no cgroup is left of a sandbox of this test: ended ones, then all once the engine stops"
+expect_clean_stop
+
 done_testing

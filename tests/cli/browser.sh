@@ -317,4 +317,7 @@ grep -q '^info ok {' "$TMP/out" || fail "info"
 no_process_with "$BHOME/.cache/allox-browser" || fail "Chromium still running"
 [ -z "$(ls "$BHOME/.cache/allox-browser")" ] || fail "profile left"
 
+t "no cgroup is left of a sandbox of this test: ended ones, then all once the engine stops"
+expect_clean_stop
+
 done_testing

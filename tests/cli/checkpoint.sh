@@ -306,4 +306,7 @@ else
 	echo "# skipped: chattr +i does not work on $LAYERS's file system"
 fi
 
+t "no cgroup is left of a sandbox of this test: ended ones, then all once the engine stops"
+expect_clean_stop
+
 done_testing

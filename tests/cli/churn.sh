@@ -176,4 +176,7 @@ else
 		fail "engine VmRSS ${rss_half} kB after $((CYCLES / 2)) cycles, ${rss_end} kB after $CYCLES"
 fi
 
+t "no cgroup is left of a sandbox of this test: ended ones, then all once the engine stops"
+expect_clean_stop
+
 done_testing

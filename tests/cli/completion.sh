@@ -212,4 +212,7 @@ run allox __complete colours
 expect_rc 2
 expect_err_has "Usage: allox-cli __complete"
 
+t "no cgroup is left of a sandbox of this test: ended ones, then all once the engine stops"
+expect_clean_stop
+
 done_testing

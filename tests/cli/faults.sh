@@ -214,6 +214,71 @@ for cg in /sys/fs/cgroup/*/allox/"$half" /sys/fs/cgroup/allox/"$half"; do
 done
 grep -q "removing $half: the engine stopped while creating it" "$ALLOX_HOME/engine.log" || fail "not logged"
 
+t "engine killed while spawning (no runtime saved yet): the next engine ends what started and removes its cgroups"
+# What such an engine leaves: a Pending record without a runtime, and the
+# sandbox's cgroups with a process in them (bwrap had started).
+kill_engine
+# make_cgroups ID: what the engine makes for a sandbox; the paths (under /sys/fs/cgroup) in $made.
+make_cgroups() {
+	made=""
+	for h in freezer memory pids; do
+		[ -d "/sys/fs/cgroup/$h/allox" ] && mkdir "/sys/fs/cgroup/$h/allox/$1" 2>/dev/null && made="$made $h/allox/$1"
+	done
+	[ -n "$made" ] || { [ -f /sys/fs/cgroup/allox/cgroup.procs ] && mkdir "/sys/fs/cgroup/allox/$1" 2>/dev/null && made=allox/$1; }
+}
+half=$(cat /proc/sys/kernel/random/uuid)
+make_cgroups "$half"
+if [ -z "$made" ]; then
+	echo "# skipped: cannot create a cgroup under /sys/fs/cgroup/*/allox" >&2
+else
+	sleep 100000 &
+	spawned=$!
+	for cg in $made; do
+		echo "$spawned" > "/sys/fs/cgroup/$cg/cgroup.procs" || fail "cannot move $spawned into $cg"
+	done
+	mkdir -p "$STATE/$half"
+	jq -n --arg id "$half" '{id: $id, image: {uri: "host"}, status: {state: "Pending", reason: "SANDBOX_STARTING"}}' \
+		> "$STATE/$half/record.json"
+	run allox sandbox list -o json  # starts the next engine
+	expect_rc 0
+	jq -e --arg id "$half" 'map(select(.id == $id)) | length == 0' "$TMP/out" >/dev/null || fail "half-made sandbox listed"
+	[ ! -e "$STATE/$half" ] || fail "state dir of the half-made sandbox left"
+	wait_until 10 gone "$spawned" || fail "its process still runs"
+	for cg in $made; do
+		[ -e "/sys/fs/cgroup/$cg" ] && fail "cgroup left: /sys/fs/cgroup/$cg"
+	done
+	grep -q "removing $half: the engine stopped while creating it" "$ALLOX_HOME/engine.log" || fail "not logged"
+	# Whatever the outcome, nothing of it outlives the test.
+	kill -9 "$spawned" 2>/dev/null
+	wait "$spawned" 2>/dev/null
+	wait_until 5 rmdir_cgroups "$half"
+fi
+
+t "a Terminated sandbox whose cgroups are still there (their removal failed): the next engine removes them"
+kill_engine
+dead=$(cat /proc/sys/kernel/random/uuid)
+make_cgroups "$dead"
+if [ -z "$made" ]; then
+	echo "# skipped: cannot create a cgroup under /sys/fs/cgroup/*/allox" >&2
+else
+	sh -c 'exit 0' &
+	gone_pid=$!
+	wait "$gone_pid"
+	mkdir -p "$STATE/$dead"
+	jq -n --arg id "$dead" --argjson pid "$gone_pid" '{id: $id, image: {uri: "host"},
+		status: {state: "Terminated", reason: "SANDBOX_EXITED"},
+		runtime: {pid: $pid, start: 1, initPid: $pid, initStart: 1, cgroup: true}}' > "$STATE/$dead/record.json"
+	run allox sandbox get "$dead" -o json  # starts the next engine
+	expect_rc 0
+	jq -e '.state == "Terminated"' "$TMP/out" >/dev/null || fail "not kept as Terminated"
+	for cg in $made; do
+		[ -e "/sys/fs/cgroup/$cg" ] && fail "cgroup left: /sys/fs/cgroup/$cg"
+	done
+	run allox sandbox kill "$dead"
+	expect_rc 0
+	wait_until 5 rmdir_cgroups "$dead"
+fi
+
 new_sandbox
 
 t "engine killed during a streamed run: the run completes (the engine is not in its data path)"
@@ -283,6 +348,7 @@ t "agent killed: sandbox get says so; run and file commands fail with one line, 
 agent=$(init_of "$ID")
 kill -9 "$agent"
 wait_until 20 state_is "$ID" Terminated || fail "state not Terminated"
+expect_no_cgroups_left   # found dead: its cgroups go now, not at delete
 run allox sandbox get "$ID" -o json
 expect_rc 0
 jq -e --arg pid "$agent" '.state == "Terminated" and (.message | contains("agent (allox-agent, pid \($pid))"))
@@ -311,6 +377,7 @@ new_sandbox
 agent=$(init_of "$ID")
 kill -9 "$agent"
 wait_until 20 state_is "$ID" Terminated || fail "state not Terminated"
+expect_no_cgroups_left   # found dead: its cgroups go now, not at delete
 run allox sandbox get "$ID" -o json
 jq -e --arg pid "$agent" '.message == "the sandbox'"'"'s agent (allox-agent, pid \($pid)) was killed by signal 9 (Killed)"' \
 	"$TMP/out" >/dev/null || fail "the signal is not named"
@@ -336,5 +403,8 @@ if mount -t tmpfs -o size=1m tmpfs "$MNT" 2>"$TMP/mount.err"; then
 else
 	echo "skip: disk full: cannot mount a tmpfs: $(cat "$TMP/mount.err")" >&2
 fi
+
+t "no cgroup is left of a sandbox of this test: ended ones, then all once the engine stops"
+expect_clean_stop
 
 done_testing

@@ -250,4 +250,7 @@ expect_rc 0
 [ ! -s "$TMP/err" ] || fail "stderr not empty"
 
 allox sandbox kill "$ID" >/dev/null 2>&1
+t "no cgroup is left of a sandbox of this test: ended ones, then all once the engine stops"
+expect_clean_stop
+
 done_testing

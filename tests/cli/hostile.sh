@@ -235,4 +235,7 @@ else
 	echo "tmux not installed: TUI case skipped"
 fi
 
+t "no cgroup is left of a sandbox of this test: ended ones, then all once the engine stops"
+expect_clean_stop
+
 done_testing

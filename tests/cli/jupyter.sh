@@ -180,4 +180,7 @@ run allox aio jupyter run -c 1
 expect_rc 1
 expect_err_has "No sandbox_id and no current session"
 
+t "no cgroup is left of a sandbox of this test: ended ones, then all once the engine stops"
+expect_clean_stop
+
 done_testing

@@ -418,4 +418,7 @@ run timeout 120 "$ALLOX_CLI" aio mcp call everything trigger-elicitation-request
 expect_rc 1
 expect_out "MCP error -32601: Method not found"
 
+t "no cgroup is left of a sandbox of this test: ended ones, then all once the engine stops"
+expect_clean_stop
+
 done_testing

@@ -126,4 +126,7 @@ expect_err_has "No sandbox_id and no current session"
 run allox run "$ID"
 expect_rc 2
 
+t "no cgroup is left of a sandbox of this test: ended ones, then all once the engine stops"
+expect_clean_stop
+
 done_testing

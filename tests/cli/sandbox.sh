@@ -118,6 +118,7 @@ EXP=$(jq -r .id "$TMP/out")
 echo 120 > "$ALLOX_ENGINE_CLOCK_OFFSET_FILE"
 wait_until 5 sh -c '! "$ALLOX_CLI" sandbox get '"$EXP"' >/dev/null 2>&1' || fail "not expired"
 [ ! -e "$STATE/$EXP" ] || fail "expired state left"
+expect_no_cgroups_left
 echo 0 > "$ALLOX_ENGINE_CLOCK_OFFSET_FILE"
 
 t "isolation: host files, other sandboxes, the engine's state"
@@ -175,6 +176,7 @@ jq -e '.error.code == "NOT_READY"' "$TMP/err" >/dev/null || fail "json error"
 rm -f "$ALLOX_HOME/config.toml"
 run allox sandbox list -o json
 jq -e 'map(select(.state == "Running")) | length == 0' "$TMP/out" >/dev/null || fail "unready sandbox left running"
+expect_no_cgroups_left
 
 t "two concurrent invocations start one engine"
 stop_engine
@@ -185,5 +187,8 @@ wait
 [ ! -s "$TMP/e1" ] && [ ! -s "$TMP/e2" ] || fail "errors: $(cat "$TMP/e1" "$TMP/e2")"
 n=$(pgrep -f "allox-engine --home $ALLOX_HOME\$" | wc -l)
 [ "$n" -eq 1 ] || fail "$n engines running"
+
+t "no cgroup is left of a sandbox of this test: ended ones, then all once the engine stops"
+expect_clean_stop
 
 done_testing

@@ -309,4 +309,7 @@ keys C-d
 wait_until 20 test -e "$TMP/status" || fail "Ctrl-D did not end plain mode"
 unset PANE_TERM
 
+t "no cgroup is left of a sandbox of this test: ended ones, then all once the engine stops"
+expect_clean_stop
+
 done_testing
