@@ -314,6 +314,8 @@ int ax_rootfs_prepare(const ax_rt_spec *spec, ax_rootfs *rf, ax_error *err)
 		rc = ax_agent_plan(spec, strcmp(spec->image, "host") != 0, rf, err);
 	if (rc == 0 && strcmp(spec->image, "host") == 0)
 		rc = ax_resolv_plan(c.sd, &c.hl, rf, err);
+	if (rc == 0)
+		ax_dev_plan(rf);
 	if (rc == 0) {
 		char *allox = ax_rt_fmt("%s/.allox", rf->merged);
 

@@ -51,13 +51,13 @@ static int validate(const ax_rt_spec *s, ax_error *err)
 static void bwrap_argv(const ax_rt_spec *s, const ax_rootfs *rf, int info_fd, ax_strv *av)
 {
 	ax_strv_add(av, AX_RT_BWRAP);
-	ax_strv_add(av, "--bind");
+	/* /dev is in the plan already (rootfs_dev.c); --dev-bind keeps its device
+	 * binds usable and every other mount's own nodev. */
+	ax_strv_add(av, "--dev-bind");
 	ax_strv_add(av, rf->merged);
 	ax_strv_add(av, "/");
 	ax_strv_add(av, "--proc");
 	ax_strv_add(av, "/proc");
-	ax_strv_add(av, "--dev");
-	ax_strv_add(av, "/dev");
 	ax_strv_add(av, "--unshare-user");
 	ax_strv_add(av, "--unshare-pid");
 	ax_strv_add(av, "--unshare-ipc");

@@ -48,6 +48,9 @@ typedef enum {
 	AX_OP_MKDIR,
 	AX_OP_MKFILE,
 	AX_OP_REMOUNT_RO,   /* make the tmpfs on dst read-only */
+	AX_OP_BIND_DEV,     /* bind the device node src on dst; devices allowed there */
+	AX_OP_SYMLINK,      /* symlink dst -> src */
+	AX_OP_DEVPTS,       /* a devpts instance on dst with options data */
 } ax_op_kind;
 
 typedef struct ax_op {
@@ -91,6 +94,9 @@ int ax_rootfs_prepare(const ax_rt_spec *spec, ax_rootfs *rf, ax_error *err);
  * last), bind argv[0] (and for foreign roots the host's loader and
  * libraries) there and set rf->exec to run it. */
 int ax_agent_plan(const ax_rt_spec *spec, bool foreign_root, ax_rootfs *rf, ax_error *err);
+/* /dev under RF->merged (rootfs_dev.c). */
+void ax_dev_plan(ax_rootfs *rf);
+
 /* Make /etc/resolv.conf resolve inside a host sandbox whose state is SD
  * (canonical) when the host's points outside the exposed directories. */
 int ax_resolv_plan(const char *sd, const ax_host_layout *hl, ax_rootfs *rf, ax_error *err);

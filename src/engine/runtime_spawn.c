@@ -58,12 +58,22 @@ static int do_op(const ax_op *op)
 	int fd;
 
 	switch (op->kind) {
+	/* nodev on every mount but the device binds: bwrap binds the root with
+	 * --dev-bind, which keeps each mount's own flags (rootfs_dev.c). */
 	case AX_OP_OVERLAY:
-		return mount("overlay", op->dst, "overlay", 0, op->data);
+		return mount("overlay", op->dst, "overlay", MS_NOSUID | MS_NODEV, op->data);
 	case AX_OP_BIND_RO:
 		if (mount(op->src, op->dst, NULL, MS_BIND | MS_REC, NULL) < 0)
 			return -1;
-		return mount(NULL, op->dst, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL);
+		return mount(NULL, op->dst, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL);
+	case AX_OP_BIND_DEV:
+		if (mount(op->src, op->dst, NULL, MS_BIND, NULL) < 0)
+			return -1;
+		return mount(NULL, op->dst, NULL, MS_REMOUNT | MS_BIND | MS_NOSUID, NULL);
+	case AX_OP_SYMLINK:
+		return symlink(op->src, op->dst);
+	case AX_OP_DEVPTS:
+		return mount("devpts", op->dst, "devpts", MS_NOSUID | MS_NOEXEC, op->data);
 	case AX_OP_TMPFS:
 		return mount("tmpfs", op->dst, "tmpfs", MS_NOSUID | MS_NODEV, op->data);
 	case AX_OP_MKDIR:
@@ -221,7 +231,11 @@ static void describe(const ax_plan *mounts, int step, int arg, int e, ax_error *
 			ax_error_hint(err, "overlay options: %s", op->data);
 			return;
 		case AX_OP_BIND_RO:
+		case AX_OP_BIND_DEV:
 			ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot bind %s on %s: %s", op->src, op->dst, m);
+			return;
+		case AX_OP_DEVPTS:
+			ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot mount devpts on %s: %s", op->dst, m);
 			return;
 		case AX_OP_TMPFS:
 			ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot mount tmpfs on %s: %s", op->dst, m);
@@ -231,6 +245,7 @@ static void describe(const ax_plan *mounts, int step, int arg, int e, ax_error *
 			return;
 		case AX_OP_MKDIR:
 		case AX_OP_MKFILE:
+		case AX_OP_SYMLINK:
 			break;
 		}
 		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create %s: %s", op->dst, m);

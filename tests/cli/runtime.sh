@@ -263,6 +263,38 @@ wait_for 50 has lay done || fail "sandbox did not finish"
 [ "$(tr '\n' ' ' < "$(gem lay seen)")" = "one layer usr hosts " ] || fail "saw: $(cat "$(gem lay seen)")"
 "$RT" kill "$(sd lay)" 2>"$TMP/err" || fail "kill failed"
 
+t "/dev is bwrap's: devices, /proc/self/fd links, ptys, shm; a device node anywhere else stays unusable"
+# The setup child builds /dev itself (rootfs_dev.c) and bwrap binds the root
+# with --dev-bind: every other mount must carry its own nodev.
+mkdir -p "$(sd devs)/layer/top/home/gem"
+mknod "$(sd devs)/layer/top/home/gem/null-copy" c 1 3
+start_opts devs host -- /bin/sh -c '
+	cd /dev && ls -A | tr "\n" " " > /home/gem/names
+	for n in full null random tty urandom zero; do [ -c /dev/$n ] && printf "%s " $n; done > /home/gem/nodes
+	echo x > /dev/null && head -c 16 /dev/urandom | wc -c > /home/gem/urandom
+	readlink /dev/fd /dev/stdin /dev/ptmx | tr "\n" " " > /home/gem/links
+	/usr/bin/python3 -c "import os; m, s = os.openpty(); print(os.ttyname(s))" > /home/gem/pty 2>&1
+	echo shm > /dev/shm/probe && cat /dev/shm/probe > /home/gem/shm
+	(echo x > /home/gem/null-copy) 2> /home/gem/nodev-err; echo $? > /home/gem/nodev-rc
+	awk "\$5 == \"/\" || \$5 == \"/usr\" || \$5 == \"/dev\" || \$5 == \"/home/gem\" { print \$5, \$6 }" /proc/self/mountinfo > /home/gem/flags
+	echo done > /home/gem/done'
+[ "$rc" -eq 0 ] || fail "start failed ($rc)"
+wait_for 50 has devs done || fail "sandbox did not finish: $(cat "$(sd devs)/console.log")"
+[ "$(cat "$(gem devs names)")" = "core fd full null ptmx pts random shm stderr stdin stdout tty urandom zero " ] ||
+	fail "names: $(cat "$(gem devs names)")"
+[ "$(cat "$(gem devs nodes)")" = "full null random tty urandom zero " ] || fail "nodes: $(cat "$(gem devs nodes)")"
+[ "$(cat "$(gem devs urandom)")" = 16 ] || fail "urandom: $(cat "$(gem devs urandom)")"
+[ "$(cat "$(gem devs links)")" = "/proc/self/fd /proc/self/fd/0 pts/ptmx " ] || fail "links: $(cat "$(gem devs links)")"
+grep -q '^/dev/pts/[0-9]*$' "$(gem devs pty)" || fail "pty: $(cat "$(gem devs pty)")"
+[ "$(cat "$(gem devs shm)")" = shm ] || fail "shm: $(cat "$(gem devs shm)")"
+[ "$(cat "$(gem devs nodev-rc)")" != 0 ] || fail "a device node in the layer was usable"
+grep -q "Permission denied" "$(gem devs nodev-err)" || fail "nodev: $(cat "$(gem devs nodev-err)")"
+[ "$(wc -l < "$(gem devs flags)")" -ge 3 ] || fail "mounts: $(cat "$(gem devs flags)")"
+while read -r mp opts; do
+	case ",$opts," in *,nodev,*) ;; *) fail "$mp lacks nodev: $opts" ;; esac
+done < "$(gem devs flags)"
+"$RT" kill "$(sd devs)" 2>"$TMP/err" || fail "kill failed"
+
 # ---------------------------------------------------------------- rootfs
 t "rootfs image: own tree, host agent runs through the host loader"
 R=$TMP/rootfs
