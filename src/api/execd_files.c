@@ -136,7 +136,15 @@ typedef struct download_state {
 	long status;
 	unsigned long long bytes;
 	error_body ebody;
+	const ax_execd_file_sink *file_sink;
 } download_state;
+
+static int flush_file_sink(void *ud)
+{
+	download_state *s = ud;
+
+	return s->file_sink->flush(s->file_sink->ud, s->err);
+}
 
 static size_t on_download(char *ptr, size_t n, void *ud)
 {
@@ -182,8 +190,18 @@ int ax_execd_download(ax_http *h, const char *path, ax_execd_sink sink, void *si
 	call.buffer_size = buffer_size(x, 1024, MAX_UPLOAD_BUFFER);
 	call.write_cb = on_download;
 	call.write_data = &s;
+	if (x && x->file_sink) {
+		call.sink_fd = x->file_sink->fd;
+		call.before_sink = flush_file_sink;
+		call.before_sink_data = &s;
+		s.file_sink = x->file_sink;
+	}
 	if (ax_http_perform(&call, &status, err) < 0) {
-		stream_failed(&call, "Download of", path, err);
+		if (call.sink_errno)
+			ax_fail(err, AX_EXIT_FAILURE, "IO", "Cannot write %s: %s", x->file_sink->name,
+				strerror(call.sink_errno));
+		else
+			stream_failed(&call, "Download of", path, err);
 		goto out;
 	}
 	if (status != 200) {
@@ -191,7 +209,7 @@ int ax_execd_download(ax_http *h, const char *path, ax_execd_sink sink, void *si
 		goto out;
 	}
 	if (bytes)
-		*bytes = s.bytes;
+		*bytes = s.bytes + call.sunk;
 	rc = 0;
 out:
 	ax_http_end(&call);
@@ -356,6 +374,16 @@ int ax_execd_upload(ax_http *h, const char *path, int mode, const ax_execd_sourc
 	call.read_cb = on_upload_read;
 	call.read_data = &s;
 	call.read_size = s.head_len + src->size + s.tail_len;
+	if (src->fd >= 0) {
+		/* The same bytes, for the client's sendfile path. */
+		call.head = s.head;
+		call.head_len = s.head_len;
+		call.file_fd = src->fd;
+		call.file_offset = src->offset;
+		call.file_len = src->size;
+		call.tail = s.tail;
+		call.tail_len = s.tail_len;
+	}
 	/* The progress figure counts file bytes, not the multipart framing. */
 	t.upload_framing = s.head_len;
 	call.write_cb = on_upload_answer;

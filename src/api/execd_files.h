@@ -24,8 +24,19 @@ typedef int (*ax_execd_sink)(void *ud, const char *data, size_t len, ax_error *e
  * filled aborts: this is where Ctrl-C and the progress bar hook in. */
 typedef int (*ax_execd_tick)(void *ud, unsigned long long done, long long total, ax_error *err);
 
+/* A download's destination when it is a regular file: the plain-http client
+ * then splices the body into FD (zero-copy) after FLUSH(UD) wrote out what
+ * the sink buffered. */
+typedef struct ax_execd_file_sink {
+	int fd;
+	const char *name;        /* for "Cannot write NAME: ..." */
+	int (*flush)(void *ud, ax_error *err);
+	void *ud;
+} ax_execd_file_sink;
+
 typedef struct ax_execd_xfer {
 	ax_execd_tick tick;      /* may be NULL */
+	const ax_execd_file_sink *file_sink; /* downloads; may be NULL */
 	void *tick_ud;
 	size_t buffer_size;      /* curl's receive/send buffer; 0: a default sized for throughput */
 	long stall_timeout_s;    /* fail when no byte moves for this long; 0: never.

@@ -241,6 +241,11 @@ void ax_file_writer_close(ax_file_writer *w)
 	w->len = w->cap = 0;
 }
 
+static int writer_flush(void *ud, ax_error *err)
+{
+	return ax_file_writer_flush(ud, err);
+}
+
 /* Stream REMOTE into a new file PATH; on failure PATH is removed. */
 int ax_file_fetch(ax_file_conn *c, ax_file_xfer *t, const char *remote, const char *path,
 		  unsigned long long *bytes, ax_error *err)
@@ -254,7 +259,12 @@ int ax_file_fetch(ax_file_conn *c, ax_file_xfer *t, const char *remote, const ch
 		return ax_fail(err, AX_EXIT_FAILURE, "IO", "Cannot create %s: %s", path, strerror(errno));
 	rc = ax_file_writer_open(&w, fd, t->x.buffer_size, path, err);
 	if (rc == 0) {
-		rc = ax_execd_download(&c->execd, remote, ax_file_writer_sink, &w, &t->x, bytes, err);
+		/* PATH is a regular file of ours: the body may be spliced into it. */
+		ax_execd_file_sink direct = { fd, path, writer_flush, &w };
+		ax_execd_xfer x = t->x;
+
+		x.file_sink = &direct;
+		rc = ax_execd_download(&c->execd, remote, ax_file_writer_sink, &w, &x, bytes, err);
 		if (rc == 0)
 			rc = ax_file_writer_flush(&w, err);
 		ax_file_writer_close(&w);

@@ -141,6 +141,7 @@ int ax_http_begin(ax_http *c, ax_http_call *call, const char *method, const char
 	char *line;
 
 	memset(call, 0, sizeof *call);
+	call->file_fd = call->sink_fd = -1;
 	call->conn = c;
 	call->method = method;
 	call->timeout_s = c->timeout_s;

@@ -87,6 +87,23 @@ typedef struct ax_http_call {
 	long timeout_s;        /* whole request; from the connection, 0 = none (streams) */
 	long stall_timeout_s;  /* fail when no byte moved for this long; 0 = never */
 	size_t buffer_size;    /* I/O chunk; 0 = default */
+	/* Zero-copy paths of the plain-http client (libcurl ignores them and
+	 * uses read_cb/write_cb, which must describe the same bytes):
+	 * - upload: the body is head, then file_len bytes of file_fd from
+	 *   file_offset (sendfile), then tail; set file_fd >= 0 to use it;
+	 * - download: a 200 answer with a Content-Length goes to sink_fd (a
+	 *   regular file, at its offset) by splice, after the bytes already
+	 *   read came through write_cb and before_sink (if set) flushed what
+	 *   the caller buffered; set sink_fd >= 0 to use it. */
+	int file_fd;
+	unsigned long long file_offset, file_len;
+	const char *head, *tail;
+	size_t head_len, tail_len;
+	int sink_fd;
+	int (*before_sink)(void *user);
+	void *before_sink_data;
+	unsigned long long sunk; /* body bytes that went to sink_fd */
+	int sink_errno;          /* why writing to sink_fd failed, or 0 */
 	long status;           /* set once the response headers are in */
 	const char *unix_socket;
 	bool verbose;

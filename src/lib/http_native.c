@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -39,7 +40,7 @@ typedef struct xfer {
 	long long down_total;
 	char field[HEADER_MAX], value[HEADER_MAX];
 	size_t flen, vlen;
-	bool in_value, complete, aborted, got_bytes;
+	bool in_value, complete, aborted, got_bytes, got_headers;
 	bool dead;              /* the peer closed or reset the connection before answering */
 } xfer;
 
@@ -244,6 +245,48 @@ static char *request_head(const ax_http_call *call, const char *host, const char
 	return head;
 }
 
+static int progress(xfer *x)
+{
+	ax_http_call *call = x->call;
+
+	if (call->progress_cb && call->progress_cb(call->progress_data, x->down, x->down_total, x->up) != 0) {
+		x->aborted = true;
+		return failf(call, "aborted");
+	}
+	return 0;
+}
+
+/* LEN bytes of FILE from OFFSET, by sendfile: the kernel moves them from the
+ * page cache to the socket without a copy through this process. */
+static int send_file(xfer *x, int fd, int file, unsigned long long offset, unsigned long long len, size_t chunk)
+{
+	off_t at = (off_t)offset;
+
+	while (len) {
+		ssize_t w = sendfile(fd, file, &at, len < chunk ? (size_t)len : chunk);
+
+		if (w < 0 && (errno == EAGAIN || errno == EINTR)) {
+			if (wait_fd(x, fd, POLLOUT) < 0)
+				return -1;
+			continue;
+		}
+		if (w < 0 && errno != EPIPE && errno != ECONNRESET)
+			return failf(x->call, "cannot read local file: %s", strerror(errno));
+		if (w < 0) {
+			x->dead = true;
+			return failf(x->call, "send failed: %s", strerror(errno));
+		}
+		if (w == 0)
+			return failf(x->call, "local file shrank while it was being uploaded");
+		len -= (unsigned long long)w;
+		x->up += (unsigned long long)w;
+		x->last_move = now_ms();
+		if (progress(x) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int send_body(xfer *x, int fd, size_t chunk)
 {
 	ax_http_call *call = x->call;
@@ -251,6 +294,12 @@ static int send_body(xfer *x, int fd, size_t chunk)
 	char *buf;
 	int rc = 0;
 
+	if (call->file_fd >= 0) {
+		rc = send_all(x, fd, call->head, call->head_len);
+		if (rc == 0)
+			rc = send_file(x, fd, call->file_fd, call->file_offset, call->file_len, chunk);
+		return rc == 0 ? send_all(x, fd, call->tail, call->tail_len) : rc;
+	}
 	if (!call->read_cb)
 		return call->payload_len ? send_all(x, fd, call->payload, call->payload_len) : 0;
 	buf = malloc(chunk);
@@ -318,6 +367,7 @@ static int on_headers_complete(http_parser *p)
 	flush_header(x);
 	x->call->status = p->status_code;
 	x->down_total = (p->flags & F_CHUNKED) || p->content_length == (uint64_t)-1 ? -1 : (long long)p->content_length;
+	x->got_headers = true;
 	/* A HEAD answer announces a body it does not send. */
 	return strcmp(x->call->method, "HEAD") == 0 ? 1 : 0;
 }
@@ -345,6 +395,60 @@ static int on_complete(http_parser *p)
 	/* Stop here: bytes after the message belong to no request of ours. */
 	http_parser_pause(p, 1);
 	return 0;
+}
+
+/* The rest of a 200 body, LEFT bytes, from the socket to call->sink_fd by
+ * splice (socket -> pipe -> file): one copy instead of recv's and write's. */
+static int sink_body(xfer *x, int fd, unsigned long long left)
+{
+	ax_http_call *call = x->call;
+	int pipefd[2], rc = 0;
+
+	if (call->before_sink && call->before_sink(call->before_sink_data) < 0) {
+		call->callback_failed = true;
+		x->aborted = true;
+		return failf(call, "the response could not be stored");
+	}
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return failf(call, "pipe: %s", strerror(errno));
+	/* A bigger pipe moves more per splice; the default 64 KiB still works. */
+	(void)fcntl(pipefd[1], F_SETPIPE_SZ, 1 << 20);
+	while (left && rc == 0) {
+		ssize_t n = splice(fd, NULL, pipefd[1], NULL, left < (1 << 20) ? (size_t)left : (1 << 20),
+				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+
+		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+			rc = wait_fd(x, fd, POLLIN);
+			continue;
+		}
+		if (n <= 0) {
+			rc = n == 0 ? failf(call, "the connection closed before the response was complete")
+				    : failf(call, "receive failed: %s", strerror(errno));
+			break;
+		}
+		left -= (unsigned long long)n;
+		x->down += (unsigned long long)n;
+		call->sunk += (unsigned long long)n;
+		x->last_move = now_ms();
+		while (n > 0) {
+			ssize_t m = splice(pipefd[0], NULL, call->sink_fd, NULL, (size_t)n, SPLICE_F_MOVE);
+
+			if (m < 0 && errno == EINTR)
+				continue;
+			if (m <= 0) {
+				call->sink_errno = m < 0 ? errno : EIO;
+				x->aborted = true;
+				rc = failf(call, "cannot write the response: %s", strerror(call->sink_errno));
+				break;
+			}
+			n -= m;
+		}
+		if (rc == 0)
+			rc = progress(x);
+	}
+	close(pipefd[0]);
+	close(pipefd[1]);
+	return rc;
 }
 
 static int receive(xfer *x, int fd, size_t chunk, bool *keep)
@@ -395,6 +499,15 @@ static int receive(xfer *x, int fd, size_t chunk, bool *keep)
 		if (HTTP_PARSER_ERRNO(&parser) != HPE_OK && HTTP_PARSER_ERRNO(&parser) != HPE_PAUSED) {
 			failf(call, "bad HTTP response: %s", http_errno_description(HTTP_PARSER_ERRNO(&parser)));
 			goto out;
+		}
+		/* Headers in, part of the body maybe: the rest can bypass us. The
+		 * parser counts down content_length as it hands out body bytes. */
+		if (call->sink_fd >= 0 && x->got_headers && !x->complete && call->status == 200 && x->down_total > 0 &&
+		    !(parser.flags & F_CHUNKED) && parser.content_length > 0) {
+			if (sink_body(x, fd, parser.content_length) < 0)
+				goto out;
+			x->complete = true;
+			break;
 		}
 		if (call->progress_cb && !x->complete &&
 		    call->progress_cb(call->progress_data, x->down, x->down_total, x->up) != 0) {

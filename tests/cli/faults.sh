@@ -142,6 +142,15 @@ expect_rc 1
 expect_one_error "empty reply from server"
 [ "$(grep -c '^GET /files/download' "$TMP/requests")" -eq 1 ] || fail "the stream was retried"
 
+t "a download cut off mid-body (past what one read holds) fails with one line and leaves nothing"
+# 1 MiB of 4 announced: the client has switched to splicing into the file.
+fake "$ENDPOINT" 'short:4194304:1048576'
+run allox file download "$SID" /home/gem/big "$TMP/cut"
+expect_rc 1
+expect_one_error "closed before the response was complete"
+[ ! -e "$TMP/cut" ] || fail "partial file left: $(wc -c < "$TMP/cut") bytes"
+ls "$TMP" | grep -q '^cut\.' && fail "temporary file left: $(ls "$TMP")"
+
 t "a command (run, a POST stream) that meets 503 is not retried"
 fake "$ENDPOINT" '503:{"code":"UNAVAILABLE","message":"busy"}'
 run allox run "$SID" echo hi

@@ -9,6 +9,8 @@
  *                  "{PORT}" in BODY becomes the server's port
  *   hang           read the request and never answer (the connection stays open)
  *   close          read the request and close without answering
+ *   short:N:M      answer 200 announcing a body of N bytes, send M of them
+ *                  ('x'), then close (a download cut off mid-body)
  * Each request is appended to --log as "METHOD TARGET" (one line), so a test
  * can count attempts. The server exits after --lifetime seconds (default 120)
  * so it never outlives a test that forgot it. */
@@ -105,6 +107,26 @@ static char *body_of(const char *step, int port)
 	return out;
 }
 
+static void answer_short(int fd, const char *spec)
+{
+	char head[256], chunk[65536];
+	char *colon;
+	unsigned long long announced = strtoull(spec, &colon, 10), sent = *colon == ':' ? strtoull(colon + 1, NULL, 10) : 0;
+	int n = snprintf(head, sizeof head,
+			 "HTTP/1.1 200 Scripted\r\nContent-Type: application/octet-stream\r\nContent-Length: %llu\r\n"
+			 "Connection: close\r\n\r\n",
+			 announced);
+
+	memset(chunk, 'x', sizeof chunk);
+	write_all(fd, head, (size_t)n);
+	while (sent) {
+		size_t k = sent < sizeof chunk ? (size_t)sent : sizeof chunk;
+
+		write_all(fd, chunk, k);
+		sent -= k;
+	}
+}
+
 static void answer(int fd, const char *step, int port)
 {
 	char head[256];
@@ -196,7 +218,10 @@ int main(int argc, char **argv)
 			held[nheld++] = fd;
 		else if (strcmp(argv[step], "close") == 0 || strcmp(argv[step], "hang") == 0)
 			close(fd);
-		else {
+		else if (strncmp(argv[step], "short:", 6) == 0) {
+			answer_short(fd, argv[step] + 6);
+			close(fd);
+		} else {
 			answer(fd, argv[step], ntohs(sa.sin_port));
 			shutdown(fd, SHUT_WR);
 			close(fd);
