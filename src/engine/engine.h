@@ -3,6 +3,7 @@
 #define ALLOX_ENGINE_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <time.h>
@@ -27,6 +28,8 @@ typedef struct ax_engine {
 	json_t *capturing;     /* sandbox id -> captures holding it frozen */
 	int captures;          /* capture threads still running */
 	pthread_cond_t captured; /* signalled when a capture thread ends */
+	_Atomic long long last_request_ms; /* CLOCK_MONOTONIC ms of the last request */
+	long long unsynced_since_ms;  /* under lock: capture time of the oldest snapshot not yet on disk, 0: none */
 } ax_engine;
 
 /* Current time as the engine sees it (real time plus the test clock offset). */
@@ -108,8 +111,10 @@ void ax_layers_sweep(ax_engine *e, bool partial_too);
 /* Wait (bounded) for running captures before the engine exits. */
 void ax_snapshots_drain(ax_engine *e, int seconds);
 /* Write the Ready snapshots not yet on disk to it (one syncfs), then mark
- * them durable. Called by the engine's tick and before it exits. */
-void ax_snapshots_sync(ax_engine *e);
+ * them durable: when FORCE (the engine is stopping), when no request came
+ * for a second, or when the oldest has waited 35 s. Called by the tick. */
+void ax_snapshots_sync(ax_engine *e, bool force);
+long long ax_engine_now_ms(void);
 
 /* layers.c */
 int ax_layer_copy(const char *src, const char *dst, ax_error *err);

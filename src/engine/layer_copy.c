@@ -41,6 +41,8 @@ typedef struct linked {
 
 typedef struct copy {
 	int dst_root;             /* the destination's top directory */
+	int depth;                /* of the directory being copied; 0: the top */
+	bool skip_empty_top;      /* see empty_plain_dir */
 	void *links;              /* tsearch tree of linked */
 	char rel[PATH_MAX];       /* the entry being copied, relative to the top */
 	ax_error *err;
@@ -307,7 +309,7 @@ static int link_or_note(copy *c, int ddir, const char *name, const struct stat *
  * each level holds two fds (source, destination) and no directory stream. */
 static char **read_names(copy *c, int fd, size_t *count, int *rc)
 {
-	int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	int dup_fd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d = dup_fd < 0 ? NULL : fdopendir(dup_fd);
 	char **names = NULL;
 	size_t n = 0, cap = 0;
@@ -360,7 +362,7 @@ static int copy_dir(copy *c, int sfd, int dfd, const struct stat *st)
 	char **names = read_names(c, sfd, &n, &rc);
 
 	if (rc == 0)
-		rc = copy_xattrs(c, sfd, -1, -1, NULL, dfd);
+		rc = copy_xattrs(c, sfd, -1, -1, ".", dfd);
 	for (i = 0; names && i < n; i++) {
 		if (rc == 0)
 			rc = copy_entry(c, sfd, dfd, names[i]);
@@ -370,22 +372,52 @@ static int copy_dir(copy *c, int sfd, int dfd, const struct stat *st)
 	return rc == 0 ? copy_attrs_fd(c, dfd, st) : rc;
 }
 
+/* An empty directory without xattrs right under the top: the writable
+ * layer of an exposed system directory (/usr, /opt...) the sandbox never
+ * wrote to. A restore mounts a fresh one, and a layer without it means the
+ * same, so a capture leaves it out. */
+static bool empty_plain_dir(int fd)
+{
+	/* Its own open file description: a dup would share FD's read position. */
+	int dup_fd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dup_fd < 0 ? NULL : fdopendir(dup_fd);
+	struct dirent *ent;
+	bool empty = d != NULL;
+
+	while (d && empty && (ent = readdir(d)))
+		empty = strcmp(ent->d_name, ".") == 0 || strcmp(ent->d_name, "..") == 0;
+	if (d)
+		closedir(d);
+	else if (dup_fd >= 0)
+		close(dup_fd);
+	return empty && flistxattr(fd, NULL, 0) == 0;
+}
+
 static int copy_subdir(copy *c, int sdir, int ddir, const char *name, const struct stat *st)
 {
 	int sfd, dfd, rc;
 
-	if (mkdirat(ddir, name, 0700) < 0)
-		return fail(c, "create", errno);
 	sfd = openat(sdir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (sfd < 0)
 		return fail(c, "open", errno);
+	if (c->skip_empty_top && c->depth == 0 && empty_plain_dir(sfd)) {
+		close(sfd);
+		return 0;
+	}
+	if (mkdirat(ddir, name, 0700) < 0) {
+		rc = fail(c, "create", errno);
+		close(sfd);
+		return rc;
+	}
 	dfd = openat(ddir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dfd < 0) {
 		rc = fail(c, "open", errno);
 		close(sfd);
 		return rc;
 	}
+	c->depth++;
 	rc = copy_dir(c, sfd, dfd, st);
+	c->depth--;
 	close(sfd);
 	close(dfd);
 	return rc;
@@ -416,9 +448,9 @@ static int copy_entry(copy *c, int sdir, int ddir, const char *name)
 	return rc;
 }
 
-int ax_layer_copy_tree(const char *src, const char *dst, ax_error *err)
+int ax_layer_copy_tree(const char *src, const char *dst, int flags, ax_error *err)
 {
-	copy c = { .dst_root = -1, .err = err };
+	copy c = { .dst_root = -1, .err = err, .skip_empty_top = (flags & AX_COPY_SKIP_EMPTY_TOP) != 0 };
 	struct stat st;
 	int sfd, rc;
 

@@ -8,8 +8,12 @@
  * caller falls back to cp -a. */
 #define AX_COPY_OUT_OF_FDS 1
 
+/* FLAGS: leave out empty directories without xattrs right under SRC (the
+ * untouched upper directories of a writable layer). */
+#define AX_COPY_SKIP_EMPTY_TOP 1
+
 /* Copy directory SRC to DST (which must not exist) as cp -a would. 0, -1
  * with ERR, or AX_COPY_OUT_OF_FDS with ERR. DST may be left half-made. */
-int ax_layer_copy_tree(const char *src, const char *dst, ax_error *err);
+int ax_layer_copy_tree(const char *src, const char *dst, int flags, ax_error *err);
 
 #endif

@@ -119,7 +119,7 @@ long long ax_layer_size(const char *dir)
 
 int ax_layer_copy(const char *src, const char *dst, ax_error *err)
 {
-	int rc = ax_layer_copy_tree(src, dst, err);
+	int rc = ax_layer_copy_tree(src, dst, AX_COPY_SKIP_EMPTY_TOP, err);
 
 	if (rc != AX_COPY_OUT_OF_FDS)
 		return rc;

@@ -404,14 +404,14 @@ int main(int argc, char **argv)
 		if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP)
 			break;
 		ax_sandboxes_reap(&e);
-		ax_snapshots_sync(&e);
+		ax_snapshots_sync(&e, false);
 		ax_layers_sweep(&e, false);
 	}
 	/* Sandboxes keep running: the next engine re-adopts them. */
 	ax_engine_log(&e, "stopping");
 	/* A capture cut short would leave its sandbox frozen until the next engine. */
 	ax_snapshots_drain(&e, 30);
-	ax_snapshots_sync(&e);
+	ax_snapshots_sync(&e, true);
 	ax_http_stop(&ts);
 	ax_http_stop(&us);
 	unlink(sock);

@@ -153,6 +153,9 @@ static void created_at(const ax_engine *e, char out[32])
  * engine's next tick (ax_snapshots_sync), so no command waits for the disk:
  * syncing at once cost 2-9 ms per checkpoint, and its writes slowed the
  * commands after it (a restore right after a 100 MiB checkpoint: 19 -> 40 ms).
+ * Syncing once a second still landed in the middle of whatever came next, so
+ * the tick syncs when the engine has had no request for a second (the user
+ * paused), or when the oldest has waited 35 s (a steady stream of work).
  * Until then its record carries UNSYNCED, the boot it was taken in. An
  * engine restart keeps it (the page cache outlived the engine); after a
  * reboot the layer may be torn, so the snapshot is marked Failed rather
@@ -170,25 +173,40 @@ static void boot_id(char out[64])
 		fclose(f);
 }
 
-static void mark_unsynced(json_t *snap)
+#define SYNC_WHEN_IDLE_MS 1000
+/* The kernel's own writeback has written data this old by then (dirty pages
+ * expire after 30 s, the flusher wakes every 5 s: vm.dirty_expire_centisecs,
+ * vm.dirty_writeback_centisecs), so a forced sync finds little left to do. */
+#define SYNC_AT_MOST_MS 35000
+
+/* Under e->lock. */
+static void mark_unsynced(ax_engine *e, json_t *snap)
 {
 	char boot[64];
 
 	boot_id(boot);
 	json_object_set_new(snap, UNSYNCED, json_string(boot));
+	if (!e->unsynced_since_ms)
+		e->unsynced_since_ms = ax_engine_now_ms();
 }
 
-void ax_snapshots_sync(ax_engine *e)
+void ax_snapshots_sync(ax_engine *e, bool force)
 {
 	json_t *pending = json_array(), *snap, *x;
+	long long now = ax_engine_now_ms();
 	const char *id;
 	size_t i;
 	int fd;
 
 	pthread_mutex_lock(&e->lock);
-	json_object_foreach(e->snapshots, id, snap)
-		if (json_object_get(snap, UNSYNCED))
-			json_array_append_new(pending, json_string(id));
+	if (force || now - atomic_load(&e->last_request_ms) >= SYNC_WHEN_IDLE_MS ||
+	    (e->unsynced_since_ms && now - e->unsynced_since_ms >= SYNC_AT_MOST_MS)) {
+		json_object_foreach(e->snapshots, id, snap)
+			if (json_object_get(snap, UNSYNCED))
+				json_array_append_new(pending, json_string(id));
+		/* Those captured while we sync start the next round's clock. */
+		e->unsynced_since_ms = 0;
+	}
 	pthread_mutex_unlock(&e->lock);
 	if (json_array_size(pending) == 0) {
 		json_decref(pending);
@@ -202,6 +220,10 @@ void ax_snapshots_sync(ax_engine *e)
 		if (fd >= 0)
 			close(fd);
 		json_decref(pending);
+		pthread_mutex_lock(&e->lock);
+		if (!e->unsynced_since_ms)
+			e->unsynced_since_ms = now;
+		pthread_mutex_unlock(&e->lock);
 		return;
 	}
 	close(fd);
@@ -286,7 +308,7 @@ static void *capture_thread(void *arg)
 	}
 	/* The answer waits for the state, not for the disk (see ax_snapshots_sync). */
 	if (snap && rc == 0)
-		mark_unsynced(snap);
+		mark_unsynced(e, snap);
 	if (snap)
 		snap_save_as(e, snap, false);
 	e->captures--;
@@ -408,8 +430,14 @@ void ax_snapshot_create(ax_engine *e, json_t *rec, const ax_req *req, ax_resp *r
 		snap_status(e, snap, "Failed", "snapshot_runtime_failed", err.message);
 		ax_engine_log(e, "snapshot %s of %s failed: %s", id, sandbox_id, err.message);
 	}
-	snap_save_as(e, snap, strcmp(snap_state(snap) ?: "", "Creating") != 0);
+	/* A quick capture is answered Ready and the capture thread writes that
+	 * record; only a capture still running when the answer goes out leaves a
+	 * Creating record (so a crashed engine's successor can say it failed). */
+	if (strcmp(snap_state(snap) ?: "", "Creating") != 0)
+		snap_save(e, snap);
 	await_capture(e, snap);
+	if (strcmp(snap_state(snap) ?: "", "Creating") == 0)
+		snap_save_as(e, snap, false);
 	size_header(resp, snap);
 	resp->status = 202;
 	/* The spec types Location as an absolute URI. */
@@ -661,7 +689,11 @@ void ax_snapshots_adopt(ax_engine *e)
 		if (strcmp(snap_state(snap) ?: "", "Creating") == 0) {
 			snap_status(e, snap, "Failed", "snapshot_recovery_failed", "the engine stopped during the capture");
 			snap_save(e, snap);
-		} else if (taken_in && strcmp(taken_in, boot) != 0) {
+		} else if (taken_in && strcmp(taken_in, boot) == 0) {
+			/* The last engine's, still in the page cache: sync it soon. */
+			if (!e->unsynced_since_ms)
+				e->unsynced_since_ms = ax_engine_now_ms();
+		} else if (taken_in) {
 			json_object_del(snap, UNSYNCED);
 			snap_status(e, snap, "Failed", "snapshot_not_on_disk",
 				    "the machine restarted before this checkpoint was written to disk");

@@ -183,7 +183,7 @@ expect_rc 0
 run allox run -- sh -c 'wc -c < /home/gem/one-mib'
 expect_out "1048576"
 
-t "a Ready checkpoint is written to disk by the engine's next tick"
+t "a Ready checkpoint is written to disk once the engine has been idle for a second"
 run allox checkpoint create "$SRC" -o json
 expect_rc 0
 SYNCED=$(jq -r .id "$TMP/out")

@@ -55,6 +55,18 @@ printf 'changed\n' > "$S/home/gem/a.txt"
 [ "$(cat "$TMP/by-us/home/gem/a.txt")" = hello ] || fail "copy changed with the source"
 [ "$(cat "$TMP/by-us/etc/hard2")" = hello ] || fail "hard link changed with the source"
 
+t "a capture leaves out empty top-level directories without xattrs, and keeps everything else"
+mkdir -p "$TMP/layer/usr" "$TMP/layer/srv" "$TMP/layer/top/home/gem/empty" "$TMP/layer/var/tmp" "$TMP/layer/opq"
+setfattr "$TMP/layer/opq" trusted.overlay.opaque y
+setfattr "$TMP/layer/var/tmp" trusted.overlay.opaque y
+run "$LAYER_COPY" "$TMP/layer" "$TMP/layer-copy"
+[ "$rc" = 0 ] || fail "exit $rc"
+[ "$(cd "$TMP/layer-copy" && ls -A | tr '\n' ' ')" = "opq top var " ] || fail "top level: $(ls -A "$TMP/layer-copy")"
+[ -d "$TMP/layer-copy/top/home/gem/empty" ] || fail "a nested empty directory was left out"
+[ -d "$TMP/layer-copy/var/tmp" ] || fail "an opaque directory was left out"
+python3 -c 'import os, sys; sys.exit(os.getxattr(sys.argv[1], "trusted.overlay.opaque") != b"y")' "$TMP/layer-copy/opq" ||
+	fail "opaque xattr lost"
+
 # deep TOP N: N nested directories d0000/d0001/... under TOP, a file "leaf" at the bottom.
 deep() {
 	mkdir -p "$1"
