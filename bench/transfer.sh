@@ -7,7 +7,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=bench/lib.sh
 . "$here/lib.sh"
 : "${ALLOX_CLI:?}"
-N=${BENCH_TRANSFER_N:-3}
+N=${BENCH_TRANSFER_N:-5}
 SIZE_MIB=${BENCH_SIZE_MIB:-1024}
 bench_home
 
@@ -23,14 +23,23 @@ mibs() {
 }
 
 : >"$work/cp"; : >"$work/up"; : >"$work/down"; : >"$work/up.rss"; : >"$work/down.rss"
-for ((i = 0; i < N; i++)); do
-	rm -f "$work/big.cp" "$work/big.back"
-	"$ALLOX_CLI" run -- rm -f /home/gem/big >/dev/null || exit 1
+# floor_cp: cp of the same file, to the same disk, and sync, timed.
+floor_cp() {
+	rm -f "$work/big.cp"
 	sync
 	t0=$EPOCHREALTIME; cp "$work/big" "$work/big.cp" && sync; t1=$EPOCHREALTIME
 	mibs "$t0" "$t1" "$work/cp"
 	rm -f "$work/big.cp"
 	sync
+}
+
+for ((i = 0; i < N; i++)); do
+	rm -f "$work/big.back"
+	"$ALLOX_CLI" run -- rm -f /home/gem/big >/dev/null || exit 1
+	sync
+	# The floor before the transfers, then after them: the disk's state
+	# (writeback, discards of the files just removed) drifts over a run.
+	((i % 2 == 0)) && floor_cp
 	t0=$EPOCHREALTIME
 	/usr/bin/time -f %M -a -o "$work/up.rss" "$ALLOX_CLI" file upload "$work/big" /home/gem/big >/dev/null || exit 1
 	sync; t1=$EPOCHREALTIME
@@ -40,6 +49,7 @@ for ((i = 0; i < N; i++)); do
 	sync; t1=$EPOCHREALTIME
 	mibs "$t0" "$t1" "$work/down"
 	cmp -s "$work/big" "$work/big.back" || { echo "bench: downloaded file differs" >&2; exit 1; }
+	((i % 2 == 1)) && floor_cp
 done
 awk '/^VmHWM:/ { print $2 / 1024 }' "/proc/$agent/status" >"$work/agent.rss"
 for f in up.rss down.rss; do awk '{ printf "%.2f\n", $1 / 1024 }' "$work/$f" >"$work/$f.mib"; done
