@@ -140,14 +140,21 @@ static int copy_xattrs(copy *c, int sfd, int sdir, int ddir, const char *name, i
 	return rc;
 }
 
-/* Owner, then mode (chown clears set-id bits), then times, as cp -a. */
-static int copy_attrs_fd(copy *c, int dfd, const struct stat *st)
+/* The owner first: chown clears set-id bits and a file's capabilities
+ * (security.capability), so it precedes copy_xattrs and copy_mode_times. */
+static int copy_owner_fd(copy *c, int dfd, const struct stat *st)
+{
+	if (fchown(dfd, st->st_uid, st->st_gid) < 0)
+		return fail(c, "set the owner of", errno);
+	return 0;
+}
+
+static int copy_mode_times_fd(copy *c, int dfd, const struct stat *st)
 {
 	struct timespec times[2] = { st->st_atim, st->st_mtim };
 
-	if (fchown(dfd, st->st_uid, st->st_gid) < 0 || fchmod(dfd, st->st_mode & 07777) < 0 ||
-	    futimens(dfd, times) < 0)
-		return fail(c, "set the owner, mode or times of", errno);
+	if (fchmod(dfd, st->st_mode & 07777) < 0 || futimens(dfd, times) < 0)
+		return fail(c, "set the mode or times of", errno);
 	return 0;
 }
 
@@ -240,9 +247,11 @@ static int copy_regular(copy *c, int sdir, int ddir, const char *name, const str
 	}
 	rc = copy_data(c, sfd, dfd, st);
 	if (rc == 0)
+		rc = copy_owner_fd(c, dfd, st);
+	if (rc == 0)
 		rc = copy_xattrs(c, sfd, sdir, ddir, name, dfd);
 	if (rc == 0)
-		rc = copy_attrs_fd(c, dfd, st);
+		rc = copy_mode_times_fd(c, dfd, st);
 	close(sfd);
 	if (close(dfd) < 0 && rc == 0)
 		rc = fail(c, "write", errno);
@@ -269,12 +278,13 @@ static int copy_special(copy *c, int sdir, int ddir, const char *name, const str
 	}
 	if (rc < 0)
 		return fail(c, "create", errno);
+	if (fchownat(ddir, name, st->st_uid, st->st_gid, AT_SYMLINK_NOFOLLOW) < 0)
+		return fail(c, "set the owner of", errno);
 	if (copy_xattrs(c, -1, sdir, ddir, name, -1) < 0)
 		return -1;
-	if (fchownat(ddir, name, st->st_uid, st->st_gid, AT_SYMLINK_NOFOLLOW) < 0 ||
-	    (!S_ISLNK(st->st_mode) && fchmodat(ddir, name, st->st_mode & 07777, 0) < 0) ||
+	if ((!S_ISLNK(st->st_mode) && fchmodat(ddir, name, st->st_mode & 07777, 0) < 0) ||
 	    utimensat(ddir, name, times, AT_SYMLINK_NOFOLLOW) < 0)
-		return fail(c, "set the owner, mode or times of", errno);
+		return fail(c, "set the mode or times of", errno);
 	return 0;
 }
 
@@ -362,6 +372,8 @@ static int copy_dir(copy *c, int sfd, int dfd, const struct stat *st)
 	char **names = read_names(c, sfd, &n, &rc);
 
 	if (rc == 0)
+		rc = copy_owner_fd(c, dfd, st);
+	if (rc == 0)
 		rc = copy_xattrs(c, sfd, -1, -1, ".", dfd);
 	for (i = 0; names && i < n; i++) {
 		if (rc == 0)
@@ -369,7 +381,7 @@ static int copy_dir(copy *c, int sfd, int dfd, const struct stat *st)
 		free(names[i]);
 	}
 	free(names);
-	return rc == 0 ? copy_attrs_fd(c, dfd, st) : rc;
+	return rc == 0 ? copy_mode_times_fd(c, dfd, st) : rc;
 }
 
 /* An empty directory without xattrs right under the top: the writable

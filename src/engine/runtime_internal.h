@@ -43,7 +43,7 @@ bool ax_rt_proc_same(pid_t pid, unsigned long long start);
  * engine) only makes system calls. */
 typedef enum {
 	AX_OP_OVERLAY,      /* mount overlay on dst with options data */
-	AX_OP_BIND_RO,      /* recursive bind src on dst, then read-only */
+	AX_OP_BIND_RO,      /* bind src (not its submounts) on dst, then read-only */
 	AX_OP_TMPFS,        /* tmpfs on dst with options data */
 	AX_OP_MKDIR,
 	AX_OP_MKFILE,

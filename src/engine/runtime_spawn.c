@@ -63,7 +63,10 @@ static int do_op(const ax_op *op)
 	case AX_OP_OVERLAY:
 		return mount("overlay", op->dst, "overlay", MS_NOSUID | MS_NODEV, op->data);
 	case AX_OP_BIND_RO:
-		if (mount(op->src, op->dst, NULL, MS_BIND | MS_REC, NULL) < 0)
+		/* Not recursive: a host mount below SRC would come along writable
+		 * and device-capable (a remount applies to the top mount only), and
+		 * the overlays show no host submounts either. */
+		if (mount(op->src, op->dst, NULL, MS_BIND, NULL) < 0)
 			return -1;
 		return mount(NULL, op->dst, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV, NULL);
 	case AX_OP_BIND_DEV:

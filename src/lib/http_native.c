@@ -256,6 +256,35 @@ static int progress(xfer *x)
 	return 0;
 }
 
+/* send_file's way for files sendfile() cannot read (some FUSE or special
+ * file systems): pread and send. */
+static int send_file_copy(xfer *x, int fd, int file, off_t at, unsigned long long len, size_t chunk)
+{
+	char *buf = malloc(chunk);
+	int rc = 0;
+
+	if (!buf)
+		return failf(x->call, "out of memory");
+	while (len && rc == 0) {
+		ssize_t n = pread(file, buf, len < chunk ? (size_t)len : chunk, at);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			rc = n < 0 ? failf(x->call, "cannot read local file: %s", strerror(errno))
+				   : failf(x->call, "local file shrank while it was being uploaded");
+			break;
+		}
+		rc = send_all(x, fd, buf, (size_t)n);
+		at += n;
+		len -= (unsigned long long)n;
+		if (rc == 0)
+			rc = progress(x);
+	}
+	free(buf);
+	return rc;
+}
+
 /* LEN bytes of FILE from OFFSET, by sendfile: the kernel moves them from the
  * page cache to the socket without a copy through this process. */
 static int send_file(xfer *x, int fd, int file, unsigned long long offset, unsigned long long len, size_t chunk)
@@ -264,6 +293,9 @@ static int send_file(xfer *x, int fd, int file, unsigned long long offset, unsig
 
 	while (len) {
 		ssize_t w = sendfile(fd, file, &at, len < chunk ? (size_t)len : chunk);
+
+		if (w < 0 && (errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP))
+			return send_file_copy(x, fd, file, at, len, chunk);
 
 		if (w < 0 && (errno == EAGAIN || errno == EINTR)) {
 			if (wait_fd(x, fd, POLLOUT) < 0)

@@ -23,6 +23,7 @@ H=$TMP/home                 # ALLOX_HOME
 SB=$H/engine/sandboxes
 P=${TMP##*.}                # cgroup names are global: ids are unique per run
 VARHOME=""
+VARSUB=""
 mkdir -p "$SB"
 
 cleanup() {
@@ -31,6 +32,10 @@ cleanup() {
 	done
 	rm -rf "$TMP"
 	[ -n "$VARHOME" ] && rm -rf "$VARHOME"
+	if [ -n "$VARSUB" ]; then
+		umount "$VARSUB" 2>/dev/null
+		rmdir "$VARSUB" 2>/dev/null
+	fi
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
@@ -355,8 +360,13 @@ no_trace dup "rt-marker-$P-dup"
 t "ALLOX_HOME inside /var: /var is read-only, ALLOX_HOME covered"
 VARHOME=$(mktemp -d /var/lib/allox-rt-test.XXXXXX)
 mkdir -p "$VARHOME/engine/sandboxes/$P-vh" && touch "$VARHOME/secret"
+# A host mount below /var must not come into the sandbox with the read-only
+# bind of /var: a remount makes only the top mount read-only (and nodev).
+VARSUB=$(mktemp -d /var/lib/allox-rt-sub.XXXXXX)
+mount -t tmpfs -o size=64k tmpfs "$VARSUB" && touch "$VARSUB/host-mounted"
 "$RT" start "$VARHOME/engine/sandboxes/$P-vh" host -- /bin/sh -c '
 	ls -A "'"$VARHOME"'" > /home/gem/home 2>&1
+	ls -A "'"$VARSUB"'" > /home/gem/sub 2>&1; touch "'"$VARSUB"'/x" 2>/dev/null && echo writable > /home/gem/subw
 	touch /var/rt-x 2>/dev/null && echo writable > /home/gem/var
 	ls /var/lib > /dev/null && echo listed > /home/gem/varlib
 	echo done > /home/gem/done' >"$TMP/out" 2>"$TMP/err"
@@ -369,7 +379,10 @@ wait_for 50 [ -e "$vg/done" ] || fail "sandbox did not finish"
 [ ! -e "$vg/var" ] || fail "/var writable"
 [ -e "$vg/varlib" ] || fail "/var/lib not listable"
 [ ! -e /var/rt-x ] || fail "host /var changed"
+grep -q host-mounted "$vg/sub" && fail "a host mount below /var came into the sandbox"
+[ ! -e "$vg/subw" ] && [ ! -e "$VARSUB/x" ] || fail "a host mount below /var was writable from the sandbox"
 "$RT" kill "$VARHOME/engine/sandboxes/$P-vh" 2>"$TMP/err" || fail "kill failed"
+umount "$VARSUB" && rmdir "$VARSUB" && VARSUB=""
 
 # ---------------------------------------------------------------- DNS
 t "a resolv.conf symlink into /run resolves inside (systemd-resolved hosts)"
