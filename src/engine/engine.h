@@ -30,6 +30,7 @@ typedef struct ax_engine {
 	pthread_cond_t captured; /* signalled when a capture thread ends */
 	_Atomic long long last_request_ms; /* CLOCK_MONOTONIC ms of the last request */
 	long long unsynced_since_ms;  /* under lock: capture time of the oldest snapshot not yet on disk, 0: none */
+	char boot_id[64];      /* the kernel's, read at start: a snapshot not yet synced records it */
 } ax_engine;
 
 /* Current time as the engine sees it (real time plus the test clock offset). */
@@ -114,7 +115,6 @@ void ax_snapshots_drain(ax_engine *e, int seconds);
  * them durable: when FORCE (the engine is stopping), when no request came
  * for a second, or when the oldest has waited 35 s. Called by the tick. */
 void ax_snapshots_sync(ax_engine *e, bool force);
-long long ax_engine_now_ms(void);
 
 /* layers.c */
 int ax_layer_copy(const char *src, const char *dst, ax_error *err);

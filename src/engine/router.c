@@ -2,19 +2,12 @@
 #include "engine.h"
 
 #include <string.h>
-#include <time.h>
 
-long long ax_engine_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+#include "runtime.h"
 
 void ax_engine_handle(ax_engine *e, const ax_req *req, ax_resp *resp)
 {
-	atomic_store(&e->last_request_ms, ax_engine_now_ms());
+	atomic_store(&e->last_request_ms, ax_rt_now_ms());
 	if (strcmp(req->path, "/health") == 0) {
 		if (strcmp(req->method, "GET") != 0) {
 			ax_resp_error(resp, 405, "GENERAL::METHOD_NOT_ALLOWED", "%s not allowed on /health", req->method);

@@ -28,7 +28,6 @@ void ax_strv_free(ax_strv *sv);
 char *ax_rt_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ax_rt_note(char *note, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 bool ax_rt_within(const char *dir, const char *path);
-long long ax_rt_now_ms(void);
 void ax_rt_sleep_us(long us);
 int ax_rt_write_file(const char *path, const char *s);             /* 0 or an errno */
 int ax_rt_read_small(const char *path, char *buf, size_t len);     /* 0 or an errno */

@@ -162,7 +162,7 @@ static void created_at(const ax_engine *e, char out[32])
  * than restored wrong. */
 #define UNSYNCED "unsyncedInBoot"
 
-static void boot_id(char out[64])
+static void read_boot_id(char out[64])
 {
 	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
 
@@ -182,18 +182,15 @@ static void boot_id(char out[64])
 /* Under e->lock. */
 static void mark_unsynced(ax_engine *e, json_t *snap)
 {
-	char boot[64];
-
-	boot_id(boot);
-	json_object_set_new(snap, UNSYNCED, json_string(boot));
+	json_object_set_new(snap, UNSYNCED, json_string(e->boot_id));
 	if (!e->unsynced_since_ms)
-		e->unsynced_since_ms = ax_engine_now_ms();
+		e->unsynced_since_ms = ax_rt_now_ms();
 }
 
 void ax_snapshots_sync(ax_engine *e, bool force)
 {
 	json_t *pending = json_array(), *snap, *x;
-	long long now = ax_engine_now_ms();
+	long long now = ax_rt_now_ms();
 	const char *id;
 	size_t i;
 	int fd;
@@ -646,6 +643,7 @@ int ax_snapshots_load(ax_engine *e, ax_error *err)
 	DIR *d;
 	struct dirent *de;
 
+	read_boot_id(e->boot_id);
 	if (ax_mkdir_p(e->snapshots_dir, 0700, err) < 0 || ax_mkdir_p(e->layers_dir, 0700, err) < 0)
 		return -1;
 	d = opendir(e->snapshots_dir);
@@ -677,22 +675,20 @@ int ax_snapshots_load(ax_engine *e, ax_error *err)
  * when the machine went down failed too (see "durability"). */
 void ax_snapshots_adopt(ax_engine *e)
 {
-	char boot[64];
 	const char *id;
 	json_t *snap;
 
 	pthread_mutex_lock(&e->lock);
-	boot_id(boot);
 	json_object_foreach(e->snapshots, id, snap) {
 		const char *taken_in = json_string_value(json_object_get(snap, UNSYNCED));
 
 		if (strcmp(snap_state(snap) ?: "", "Creating") == 0) {
 			snap_status(e, snap, "Failed", "snapshot_recovery_failed", "the engine stopped during the capture");
 			snap_save(e, snap);
-		} else if (taken_in && strcmp(taken_in, boot) == 0) {
+		} else if (taken_in && strcmp(taken_in, e->boot_id) == 0) {
 			/* The last engine's, still in the page cache: sync it soon. */
 			if (!e->unsynced_since_ms)
-				e->unsynced_since_ms = ax_engine_now_ms();
+				e->unsynced_since_ms = ax_rt_now_ms();
 		} else if (taken_in) {
 			json_object_del(snap, UNSYNCED);
 			snap_status(e, snap, "Failed", "snapshot_not_on_disk",

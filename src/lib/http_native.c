@@ -101,6 +101,18 @@ static int split_url(const char *url, char *host, size_t hlen, char *port, size_
 	return host[0] && port[0] ? 0 : -1;
 }
 
+/* Report progress; a callback that says stop aborts the transfer. */
+static int progress(xfer *x)
+{
+	ax_http_call *call = x->call;
+
+	if (call->progress_cb && call->progress_cb(call->progress_data, x->down, x->down_total, x->up) != 0) {
+		x->aborted = true;
+		return failf(call, "aborted");
+	}
+	return 0;
+}
+
 /* Wait for EVENTS on FD, waking every tick for the progress callback. */
 static int wait_fd(xfer *x, int fd, short events)
 {
@@ -123,11 +135,8 @@ static int wait_fd(xfer *x, int fd, short events)
 			return 0;
 		if (n < 0 && errno != EINTR)
 			return failf(call, "poll: %s", strerror(errno));
-		if (call->progress_cb &&
-		    call->progress_cb(call->progress_data, x->down, x->down_total, x->up) != 0) {
-			x->aborted = true;
-			return failf(call, "aborted");
-		}
+		if (progress(x) < 0)
+			return -1;
 	}
 }
 
@@ -245,17 +254,6 @@ static char *request_head(const ax_http_call *call, const char *host, const char
 	return head;
 }
 
-static int progress(xfer *x)
-{
-	ax_http_call *call = x->call;
-
-	if (call->progress_cb && call->progress_cb(call->progress_data, x->down, x->down_total, x->up) != 0) {
-		x->aborted = true;
-		return failf(call, "aborted");
-	}
-	return 0;
-}
-
 /* send_file's way for files sendfile() cannot read (some FUSE or special
  * file systems): pread and send. */
 static int send_file_copy(xfer *x, int fd, int file, off_t at, unsigned long long len, size_t chunk)
@@ -348,11 +346,8 @@ static int send_body(xfer *x, int fd, size_t chunk)
 		} else {
 			rc = send_all(x, fd, buf, (size_t)n);
 			left -= (unsigned long long)n;
-			if (rc == 0 && call->progress_cb &&
-			    call->progress_cb(call->progress_data, x->down, x->down_total, x->up) != 0) {
-				x->aborted = true;
-				rc = failf(call, "aborted");
-			}
+			if (rc == 0)
+				rc = progress(x);
 		}
 	}
 	free(buf);
@@ -541,12 +536,8 @@ static int receive(xfer *x, int fd, size_t chunk, bool *keep)
 			x->complete = true;
 			break;
 		}
-		if (call->progress_cb && !x->complete &&
-		    call->progress_cb(call->progress_data, x->down, x->down_total, x->up) != 0) {
-			x->aborted = true;
-			failf(call, "aborted");
+		if (!x->complete && progress(x) < 0)
 			goto out;
-		}
 	}
 	*keep = http_should_keep_alive(&parser) != 0;
 	rc = 0;
