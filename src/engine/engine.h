@@ -117,7 +117,8 @@ void ax_snapshots_drain(ax_engine *e, int seconds);
 void ax_snapshots_sync(ax_engine *e, bool force);
 
 /* layers.c */
-int ax_layer_copy(const char *src, const char *dst, ax_error *err);
-long long ax_layer_size(const char *dir);
+/* Copy the writable layer SRC to DST (see layers.c); 0 with the copy's size
+ * on disk in *BYTES, or -1 with ERR. */
+int ax_layer_copy(const char *src, const char *dst, long long *bytes, ax_error *err);
 
 #endif

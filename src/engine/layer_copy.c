@@ -45,6 +45,7 @@ typedef struct copy {
 	bool skip_empty_top;      /* see empty_plain_dir */
 	void *links;              /* tsearch tree of linked */
 	char rel[PATH_MAX];       /* the entry being copied, relative to the top */
+	long long bytes;          /* the copy's size on disk so far */
 	ax_error *err;
 } copy;
 
@@ -147,6 +148,17 @@ static int copy_owner_fd(copy *c, int dfd, const struct stat *st)
 	if (fchown(dfd, st->st_uid, st->st_gid) < 0)
 		return fail(c, "set the owner of", errno);
 	return 0;
+}
+
+/* The copy's own size, taken from what was made (a sparse or
+ * preallocated source may hold more blocks); a file with more names counts
+ * once, as its second names are links. */
+static void count_made(copy *c, int dfd)
+{
+	struct stat st;
+
+	if (fstat(dfd, &st) == 0)
+		c->bytes += (long long)st.st_blocks * 512;
 }
 
 static int copy_mode_times_fd(copy *c, int dfd, const struct stat *st)
@@ -252,6 +264,8 @@ static int copy_regular(copy *c, int sdir, int ddir, const char *name, const str
 		rc = copy_xattrs(c, sfd, sdir, ddir, name, dfd);
 	if (rc == 0)
 		rc = copy_mode_times_fd(c, dfd, st);
+	if (rc == 0)
+		count_made(c, dfd);
 	close(sfd);
 	if (close(dfd) < 0 && rc == 0)
 		rc = fail(c, "write", errno);
@@ -285,6 +299,7 @@ static int copy_special(copy *c, int sdir, int ddir, const char *name, const str
 	if ((!S_ISLNK(st->st_mode) && fchmodat(ddir, name, st->st_mode & 07777, 0) < 0) ||
 	    utimensat(ddir, name, times, AT_SYMLINK_NOFOLLOW) < 0)
 		return fail(c, "set the mode or times of", errno);
+	c->bytes += (long long)st->st_blocks * 512;   /* a long symlink's block */
 	return 0;
 }
 
@@ -381,7 +396,11 @@ static int copy_dir(copy *c, int sfd, int dfd, const struct stat *st)
 		free(names[i]);
 	}
 	free(names);
-	return rc == 0 ? copy_mode_times_fd(c, dfd, st) : rc;
+	if (rc == 0)
+		rc = copy_mode_times_fd(c, dfd, st);
+	if (rc == 0)
+		count_made(c, dfd);
+	return rc;
 }
 
 /* An empty directory without xattrs right under the top: the writable
@@ -460,7 +479,7 @@ static int copy_entry(copy *c, int sdir, int ddir, const char *name)
 	return rc;
 }
 
-int ax_layer_copy_tree(const char *src, const char *dst, int flags, ax_error *err)
+int ax_layer_copy_tree(const char *src, const char *dst, int flags, long long *bytes, ax_error *err)
 {
 	copy c = { .dst_root = -1, .err = err, .skip_empty_top = (flags & AX_COPY_SKIP_EMPTY_TOP) != 0 };
 	struct stat st;
@@ -480,5 +499,7 @@ int ax_layer_copy_tree(const char *src, const char *dst, int flags, ax_error *er
 	if (c.dst_root >= 0)
 		close(c.dst_root);
 	tdestroy(c.links, link_free);
+	if (rc == 0 && bytes)
+		*bytes = c.bytes;
 	return rc;
 }

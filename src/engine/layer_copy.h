@@ -12,8 +12,9 @@
  * untouched upper directories of a writable layer). */
 #define AX_COPY_SKIP_EMPTY_TOP 1
 
-/* Copy directory SRC to DST (which must not exist) as cp -a would. 0, -1
- * with ERR, or AX_COPY_OUT_OF_FDS with ERR. DST may be left half-made. */
-int ax_layer_copy_tree(const char *src, const char *dst, int flags, ax_error *err);
+/* Copy directory SRC to DST (which must not exist) as cp -a would. 0 (and
+ * the copy's size on disk in *BYTES when BYTES is not NULL), -1 with ERR, or
+ * AX_COPY_OUT_OF_FDS with ERR. DST may be left half-made. */
+int ax_layer_copy_tree(const char *src, const char *dst, int flags, long long *bytes, ax_error *err);
 
 #endif

@@ -90,7 +90,8 @@ static int cp_a(const char *src, const char *dst, ax_error *err)
 	return 0;
 }
 
-long long ax_layer_size(const char *dir)
+/* What cp -a made, as the in-process copy counts it. */
+static long long layer_size(const char *dir)
 {
 	char *const paths[] = { (char *)dir, NULL };
 	FTS *fts = fts_open(paths, FTS_PHYSICAL | FTS_XDEV | FTS_NOCHDIR, NULL);
@@ -117,14 +118,17 @@ long long ax_layer_size(const char *dir)
 	return failed ? -1 : total;
 }
 
-int ax_layer_copy(const char *src, const char *dst, ax_error *err)
+int ax_layer_copy(const char *src, const char *dst, long long *bytes, ax_error *err)
 {
-	int rc = ax_layer_copy_tree(src, dst, AX_COPY_SKIP_EMPTY_TOP, err);
+	int rc = ax_layer_copy_tree(src, dst, AX_COPY_SKIP_EMPTY_TOP, bytes, err);
 
 	if (rc != AX_COPY_OUT_OF_FDS)
 		return rc;
 	ax_error_clear(err);
-	if (ax_rt_remove_state(dst, err) < 0)
+	if (ax_rt_remove_state(dst, err) < 0 || cp_a(src, dst, err) < 0)
 		return -1;
-	return cp_a(src, dst, err);
+	*bytes = layer_size(dst);
+	if (*bytes < 0)
+		*bytes = 0;
+	return 0;
 }

@@ -244,6 +244,7 @@ typedef struct capture_job {
 	char sandbox_id[128];
 	char *src;   /* the sandbox's writable layer */
 	char *dst;   /* engine/layers/<snapshot id> */
+	bool waited; /* a request waits for the state to answer (under e->lock) */
 } capture_job;
 
 static void job_free(capture_job *job)
@@ -262,30 +263,27 @@ static double since(const struct timespec *t0)
 }
 
 /* The copy runs without the engine lock: the sandbox is frozen, so its layer
- * holds still, and other requests go on meanwhile. */
+ * holds still, and other requests go on meanwhile. The thaw (a third of a
+ * millisecond with cgroup v1's freezer) comes after the waiting request has
+ * its answer, so it runs while the answer goes out: nothing in the answer
+ * depends on it, and a request to the sandbox made meanwhile waits it out. */
 static void *capture_thread(void *arg)
 {
 	capture_job *job = arg;
 	ax_engine *e = job->e;
 	char *partial = layer_path(e, job->snapshot_id, PARTIAL_SUFFIX), msg[768];
 	struct timespec t0;
-	long long size = -1;
+	long long size = 0;
 	ax_error err;
 	json_t *snap;
 	int rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ax_error_clear(&err);
-	rc = partial ? ax_layer_copy(job->src, partial, &err)
+	rc = partial ? ax_layer_copy(job->src, partial, &size, &err)
 		     : ax_fail(&err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
-	pthread_mutex_lock(&e->lock);
-	ax_sandbox_thaw_after_capture(e, job->sandbox_id);
-	pthread_mutex_unlock(&e->lock);
-	if (rc == 0) {
-		size = ax_layer_size(partial);
-		if (rename(partial, job->dst) < 0)
-			rc = ax_fail(&err, AX_EXIT_FAILURE, "IO", "cannot keep the layer: %s", strerror(errno));
-	}
+	if (rc == 0 && rename(partial, job->dst) < 0)
+		rc = ax_fail(&err, AX_EXIT_FAILURE, "IO", "cannot keep the layer: %s", strerror(errno));
 	if (rc < 0 && partial)
 		ax_rt_remove_state(partial, &(ax_error){ 0 });
 
@@ -294,8 +292,8 @@ static void *capture_thread(void *arg)
 	if (snap && rc == 0) {
 		double took = since(&t0);
 
-		snprintf(msg, sizeof msg, "captured %lld bytes in %.3f s", size < 0 ? 0 : size, took);
-		json_object_set_new(snap, "sizeBytes", json_integer(size < 0 ? 0 : size));
+		snprintf(msg, sizeof msg, "captured %lld bytes in %.3f s", size, took);
+		json_object_set_new(snap, "sizeBytes", json_integer(size));
 		json_object_set_new(snap, "captureSeconds", json_real(took));
 		snap_status(e, snap, "Ready", "snapshot_ready", msg);
 		ax_engine_log(e, "snapshot %s of %s ready (%s)", job->snapshot_id, job->sandbox_id, msg);
@@ -308,6 +306,11 @@ static void *capture_thread(void *arg)
 		mark_unsynced(e, snap);
 	if (snap)
 		snap_save_as(e, snap, false);
+	pthread_cond_broadcast(&e->captured);
+	while (job->waited)
+		pthread_cond_wait(&e->captured, &e->lock);
+	ax_sandbox_thaw_after_capture(e, job->sandbox_id);
+	/* Counted until thawed: the engine stops only after every thaw. */
 	e->captures--;
 	pthread_cond_broadcast(&e->captured);
 	pthread_mutex_unlock(&e->lock);
@@ -316,7 +319,9 @@ static void *capture_thread(void *arg)
 	return NULL;
 }
 
-static int start_capture(ax_engine *e, json_t *snap, const char *sandbox_id, ax_error *err)
+/* Start SNAP's capture; the job, which the capture thread frees once
+ * JOB->waited is false, is returned in *STARTED. */
+static int start_capture(ax_engine *e, json_t *snap, const char *sandbox_id, capture_job **started, ax_error *err)
 {
 	capture_job *job = calloc(1, sizeof *job);
 	char *sdir = ax_store_dir(e, sandbox_id);
@@ -330,6 +335,7 @@ static int start_capture(ax_engine *e, json_t *snap, const char *sandbox_id, ax_
 		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
 	}
 	job->e = e;
+	job->waited = true;
 	snprintf(job->snapshot_id, sizeof job->snapshot_id, "%s", json_string_value(json_object_get(snap, "id")));
 	snprintf(job->sandbox_id, sizeof job->sandbox_id, "%s", sandbox_id);
 	job->src = ax_path_join(sdir, "layer");
@@ -353,6 +359,7 @@ static int start_capture(ax_engine *e, json_t *snap, const char *sandbox_id, ax_
 		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot start the capture: %s", strerror(rc));
 	}
 	e->captures++;
+	*started = job;
 	return 0;
 }
 
@@ -379,6 +386,7 @@ void ax_snapshot_create(ax_engine *e, json_t *rec, const ax_req *req, ax_resp *r
 	const char *sandbox_id = json_string_value(json_object_get(rec, "id"));
 	const char *state = json_string_value(json_object_get(json_object_get(rec, "status"), "state"));
 	json_t *body = ax_parse_body(req, resp, false), *name, *snap, *layers, *x;
+	capture_job *job = NULL;
 	char id[37], now[32];
 	const char *k;
 	ax_error err;
@@ -423,7 +431,7 @@ void ax_snapshot_create(ax_engine *e, json_t *rec, const ax_req *req, ax_resp *r
 	json_object_set_new(snap, "layers", layers);
 	json_decref(body);
 	json_object_set(e->snapshots, id, snap);
-	if (start_capture(e, snap, sandbox_id, &err) < 0) {
+	if (start_capture(e, snap, sandbox_id, &job, &err) < 0) {
 		snap_status(e, snap, "Failed", "snapshot_runtime_failed", err.message);
 		ax_engine_log(e, "snapshot %s of %s failed: %s", id, sandbox_id, err.message);
 	}
@@ -442,6 +450,11 @@ void ax_snapshot_create(ax_engine *e, json_t *rec, const ax_req *req, ax_resp *r
 		 req->host && *req->host && !strpbrk(req->host, " \r\n/") ? req->host : "localhost", id);
 	resp->body = snap_view(snap);
 	json_decref(snap);
+	if (job) {
+		/* Answered: the capture thread may thaw and free the job. */
+		job->waited = false;
+		pthread_cond_broadcast(&e->captured);
+	}
 }
 
 /* ---------- restore ---------- */

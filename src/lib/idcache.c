@@ -1,8 +1,12 @@
-/* The completion id cache: pure JSON edits plus one atomic file. */
+/* The completion id cache: pure JSON edits, one atomic file and its journal. */
 #include "idcache.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "fs.h"
 
@@ -24,15 +28,25 @@ json_t *ax_idcache_new(const char *domain)
 			 "sandboxes", "checkpoints");
 }
 
-static char *cache_path(const char *home)
+static char *cache_file(const char *home, const char *name)
 {
 	char *dir = ax_path_join(home, "cache"), *path;
 
 	if (!dir)
 		return NULL;
-	path = ax_path_join(dir, "ids.json");
+	path = ax_path_join(dir, name);
 	free(dir);
 	return path;
+}
+
+static char *cache_path(const char *home)
+{
+	return cache_file(home, "ids.json");
+}
+
+static char *journal_path(const char *home)
+{
+	return cache_file(home, "ids.log");
 }
 
 /* A cache we can trust the shape of: the right version and both lists. */
@@ -41,6 +55,34 @@ static bool well_formed(const json_t *c)
 	return json_is_object(c) && json_integer_value(json_object_get(c, "version")) == CACHE_VERSION &&
 	       json_is_string(json_object_get(c, "domain")) && json_is_array(json_object_get(c, "sandboxes")) &&
 	       json_is_array(json_object_get(c, "checkpoints"));
+}
+
+/* Apply the journal's edits for CACHE's domain, in order. A line that is
+ * not a whole edit (the torn end of an interrupted append) is skipped. */
+static void replay(json_t *cache, const char *home)
+{
+	const char *domain = json_string_value(json_object_get(cache, "domain"));
+	char *path = journal_path(home), *text = NULL, *line, *end;
+	size_t len = 0;
+	ax_error err;
+
+	if (!path || ax_read_file(path, &text, &len, &err) < 0) {
+		free(path);
+		return;
+	}
+	for (line = text; line < text + len; line = end + 1) {
+		json_t *edit;
+
+		end = memchr(line, '\n', (size_t)(text + len - line));
+		if (!end)
+			break;      /* no newline: not a finished append */
+		edit = json_loadb(line, (size_t)(end - line), 0, NULL);
+		if (edit && strcmp(json_string_value(json_object_get(edit, "domain")) ?: "", domain ?: "") == 0)
+			ax_idcache_apply(cache, edit);
+		json_decref(edit);
+	}
+	free(text);
+	free(path);
 }
 
 json_t *ax_idcache_load(const char *home, const char *domain)
@@ -57,8 +99,10 @@ json_t *ax_idcache_load(const char *home, const char *domain)
 	if (!well_formed(c) ||
 	    (domain && strcmp(json_string_value(json_object_get(c, "domain")), domain) != 0)) {
 		json_decref(c);
-		return ax_idcache_new(domain);
+		c = ax_idcache_new(domain);
 	}
+	if (c)
+		replay(c, home);
 	return c;
 }
 
@@ -75,6 +119,50 @@ int ax_idcache_save(const char *home, const json_t *cache, ax_error *err)
 	else if (ax_mkdir_parent(path, 0700, err) == 0)
 		rc = ax_write_file_replace(path, text, strlen(text), 0600, err);
 	free(text);
+	free(path);
+	if (rc == 0 && (path = journal_path(home)) != NULL) {
+		/* Emptied in place, never created: its edits are in ids.json now. */
+		if (truncate(path, 0) < 0 && errno != ENOENT)
+			rc = ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot empty %s: %s", path, strerror(errno));
+		free(path);
+	}
+	return rc;
+}
+
+int ax_idcache_append(const char *home, const char *domain, const json_t *edit, ax_error *err)
+{
+	char *path = journal_path(home), *text = NULL, *line = NULL;
+	json_t *stamped = json_copy((json_t *)edit);
+	struct stat st;
+	int fd = -1, rc = -1;
+
+	if (!path || !stamped || json_object_set_new(stamped, "domain", json_string(domain ? domain : "local")) < 0 ||
+	    !(text = json_dumps(stamped, JSON_COMPACT | JSON_PRESERVE_ORDER)) || asprintf(&line, "%s\n", text) < 0) {
+		line = NULL;
+		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		goto out;
+	}
+	if (ax_mkdir_parent(path, 0700, err) < 0)
+		goto out;
+	/* One write with O_APPEND: concurrent appends do not interleave. */
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0 || ax_write_all(fd, line, strlen(line)) < 0 || fstat(fd, &st) < 0) {
+		ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot write %s: %s", path, strerror(errno));
+		goto out;
+	}
+	rc = 0;
+	if (st.st_size > AX_IDCACHE_JOURNAL_MAX) {
+		json_t *cache = ax_idcache_load(home, domain);
+
+		rc = cache ? ax_idcache_save(home, cache, err) : ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		json_decref(cache);
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	free(line);
+	free(text);
+	json_decref(stamped);
 	free(path);
 	return rc;
 }
@@ -193,6 +281,29 @@ void ax_idcache_put_checkpoint(json_t *cache, const char *id, const char *name, 
 void ax_idcache_remove_checkpoint(json_t *cache, const char *id)
 {
 	remove_id(cache, AX_ID_CHECKPOINT, id);
+}
+
+bool ax_idcache_apply(json_t *cache, const json_t *edit)
+{
+	const char *op = json_string_value(json_object_get(edit, "op")) ?: "";
+	const char *id = json_string_value(json_object_get(edit, "id"));
+	const char *name = json_string_value(json_object_get(edit, "name"));
+	const char *sandbox_id = json_string_value(json_object_get(edit, "sandbox_id"));
+	const char *state = json_string_value(json_object_get(edit, "state"));
+
+	if (!id)
+		return false;
+	if (strcmp(op, "put_sandbox") == 0)
+		ax_idcache_put_sandbox(cache, id, state);
+	else if (strcmp(op, "remove_sandbox") == 0)
+		ax_idcache_remove_sandbox(cache, id);
+	else if (strcmp(op, "put_checkpoint") == 0)
+		ax_idcache_put_checkpoint(cache, id, name, sandbox_id);
+	else if (strcmp(op, "remove_checkpoint") == 0)
+		ax_idcache_remove_checkpoint(cache, id);
+	else
+		return false;
+	return true;
 }
 
 bool ax_idcache_stale(const json_t *cache, ax_idkind kind, time_t now, long max_age)

@@ -12,8 +12,15 @@
  * *_at is when that list was last replaced by a complete listing (not by a
  * single create or delete): it decides whether the list is stale. The
  * cache belongs to one server (domain); a command against another server
- * starts it afresh rather than mixing ids. It is a cache: writes replace
- * the file atomically (readers never see a torn file) but concurrent
+ * starts it afresh rather than mixing ids.
+ *
+ * Single creates and deletes are not worth rewriting the whole file for
+ * (with hundreds of checkpoints that was milliseconds of every `checkpoint
+ * create`): they are appended to the journal $ALLOX_HOME/cache/ids.log, one
+ * JSON edit per line, and ax_idcache_load replays it over ids.json. Saving
+ * the whole cache (after a listing, or once the journal outgrows
+ * AX_IDCACHE_JOURNAL_MAX) empties the journal. It is a cache: ids.json is
+ * replaced atomically, a torn journal line is skipped, and concurrent
  * writers may lose an update, which the next listing repairs.
  */
 #ifndef ALLOX_IDCACHE_H
@@ -39,8 +46,21 @@ json_t *ax_idcache_new(const char *domain);
  * is non-NULL). Returns a new reference; NULL only when out of memory. */
 json_t *ax_idcache_load(const char *home, const char *domain);
 
-/* Replace HOME/cache/ids.json atomically (mode 0600, directory 0700). */
+/* Replace HOME/cache/ids.json atomically (mode 0600, directory 0700) and
+ * empty the journal, whose edits CACHE holds. */
 int ax_idcache_save(const char *home, const json_t *cache, ax_error *err);
+
+/* The journal's size past which an append saves the whole cache instead. */
+#define AX_IDCACHE_JOURNAL_MAX 65536
+
+/* One edit, as a journal line: EDIT is {"op": OP, ...} with OP one of
+ * put_sandbox (id, state), remove_sandbox (id), put_checkpoint (id, name,
+ * sandbox_id), remove_checkpoint (id). Appended for DOMAIN to
+ * HOME/cache/ids.log without reading the cache. */
+int ax_idcache_append(const char *home, const char *domain, const json_t *edit, ax_error *err);
+
+/* Apply one journal EDIT to CACHE; false when it is not a known edit. */
+bool ax_idcache_apply(json_t *cache, const json_t *edit);
 
 /* A complete listing of every sandbox: rows with "id" and "state". */
 void ax_idcache_set_sandboxes(json_t *cache, const json_t *rows, time_t now);

@@ -131,7 +131,7 @@ run allox sandbox create -o json
 expect_rc 0
 sid=$(jq -r .id "$TMP/out")
 [ -n "$sid" ] && [ "$sid" != null ] || fail "no sandbox id"
-grep -qF "\"$sid\"" "$ALLOX_HOME/cache/ids.json" || fail "the cache lacks $sid"
+cat "$ALLOX_HOME/cache/ids.json" "$ALLOX_HOME/cache/ids.log" 2>/dev/null | grep -qF "\"$sid\"" || fail "the cache lacks $sid"
 for sh in $shells; do
 	ask "$sh" "allox-cli sandbox get |" "allox-cli session use ${sid%%-*}|" "allox-cli run |" \
 		"allox-cli checkpoint restore --source-sandbox |"
@@ -141,18 +141,42 @@ for sh in $shells; do
 	expect_answer "allox-cli checkpoint restore --source-sandbox |" "$sid"
 done
 
-t "a command that changes no id leaves the cache file alone"
-ino=$(stat -c %i "$ALLOX_HOME/cache/ids.json")
+t "a command that changes no id leaves the cache files alone"
+cache_sum() { cat "$ALLOX_HOME/cache/ids.json" "$ALLOX_HOME/cache/ids.log" 2>/dev/null | cksum; }
+before=$(cache_sum)
 run allox sandbox get "$sid"
 expect_rc 0
-[ "$(stat -c %i "$ALLOX_HOME/cache/ids.json")" = "$ino" ] || fail "rewritten by sandbox get"
+[ "$(cache_sum)" = "$before" ] || fail "rewritten by sandbox get"
 run allox sandbox pause "$sid"
 expect_rc 0
-[ "$(stat -c %i "$ALLOX_HOME/cache/ids.json")" != "$ino" ] || fail "not rewritten when the state changed"
-jq -e --arg id "$sid" '.sandboxes[] | select(.id == $id) | (.state | ascii_downcase) == "paused"' "$ALLOX_HOME/cache/ids.json" >/dev/null ||
-	fail "state not kept: $(cat "$ALLOX_HOME/cache/ids.json")"
+[ "$(cache_sum)" != "$before" ] || fail "not written when the state changed"
+tail -n 1 "$ALLOX_HOME/cache/ids.log" | jq -e --arg id "$sid" '.op == "put_sandbox" and .id == $id and (.state | ascii_downcase) == "paused"' >/dev/null ||
+	fail "state not kept: $(tail -n 1 "$ALLOX_HOME/cache/ids.log")"
 run allox sandbox resume "$sid"
 expect_rc 0
+
+t "a create is appended to the journal; a listing folds the journal into ids.json"
+run allox sandbox list
+expect_rc 0
+[ ! -s "$ALLOX_HOME/cache/ids.log" ] || fail "journal not emptied by the listing: $(cat "$ALLOX_HOME/cache/ids.log")"
+ino=$(stat -c %i "$ALLOX_HOME/cache/ids.json")
+json=$(cksum <"$ALLOX_HOME/cache/ids.json")
+run allox checkpoint create --name journaled -o json
+expect_rc 0
+jid=$(jq -r .id "$TMP/out")
+[ "$(stat -c %i "$ALLOX_HOME/cache/ids.json")" = "$ino" ] && [ "$(cksum <"$ALLOX_HOME/cache/ids.json")" = "$json" ] ||
+	fail "ids.json rewritten for one create"
+grep -qF "\"$jid\"" "$ALLOX_HOME/cache/ids.log" || fail "not in the journal"
+run allox __complete checkpoint-ids
+expect_out "$(printf '%s\tjournaled' "$jid")"
+run allox checkpoint list --all
+expect_rc 0
+[ ! -s "$ALLOX_HOME/cache/ids.log" ] || fail "journal not emptied"
+grep -qF "\"$jid\"" "$ALLOX_HOME/cache/ids.json" || fail "not folded into ids.json"
+run allox checkpoint delete "$jid"
+expect_rc 0
+run allox __complete checkpoint-ids
+expect_empty_out
 
 t "checkpoint create adds its id; restore also offers latest, delete does not"
 run allox checkpoint create --name v1 -o json
@@ -167,7 +191,7 @@ run allox __complete checkpoint-ids
 expect_out "$(printf '%s\tv1' "$cid")"
 
 t "a missing or stale cache is refreshed from the running engine"
-rm -f "$ALLOX_HOME/cache/ids.json"
+rm -f "$ALLOX_HOME/cache/ids.json" "$ALLOX_HOME/cache/ids.log"
 run allox __complete sandbox-ids
 expect_rc 0
 expect_out "$(printf '%s\tRunning' "$sid")"
@@ -197,7 +221,7 @@ gone() { ! alive "$1"; }
 pid=$(engine_pid)
 stop_engine
 [ -z "$pid" ] || wait_until 10 gone "$pid" || fail "the engine did not stop"
-rm -f "$ALLOX_HOME/cache/ids.json" "$ALLOX_HOME/run/engine.pid"
+rm -f "$ALLOX_HOME/cache/ids.json" "$ALLOX_HOME/cache/ids.log" "$ALLOX_HOME/run/engine.pid"
 for sh in $shells; do
 	ask "$sh" "allox-cli sandbox get |"
 	expect_answer "allox-cli sandbox get |"

@@ -45,8 +45,12 @@ t "every kind of entry is copied as cp -a copies it"
 cp -a "$S" "$TMP/by-cp"
 run "$LAYER_COPY" --tree "$S" "$TMP/by-us"
 [ "$rc" = 0 ] || fail "exit $rc"
+cp "$TMP/out" "$TMP/by-us.size"
 run python3 "$CMP" "$TMP/by-cp" "$TMP/by-us"
 [ "$rc" = 0 ] || fail "trees differ"
+
+t "the size it reports is the copy's size on disk, as du counts it (hard links once)"
+[ "$(cat "$TMP/by-us.size")" = "$(du -s -B1 "$TMP/by-us" | cut -f1)" ] || fail "reported $(cat "$TMP/by-us.size"), du says $(du -s -B1 "$TMP/by-us")"
 
 t "the copy is the source, entry for entry"
 run python3 "$CMP" "$S" "$TMP/by-us"
@@ -103,6 +107,7 @@ run sh -c 'ulimit -n 64 && exec "$@"' sh "$LAYER_COPY" --tree "$TMP/deep" "$TMP/
 grep -q "Too many open files" "$TMP/err" || fail "no reason given"
 run sh -c 'ulimit -n 64 && exec "$@"' sh "$LAYER_COPY" "$TMP/deep" "$TMP/deep-copy"
 [ "$rc" = 0 ] || fail "exit $rc"
+[ "$(cat "$TMP/out")" = "$(du -s -B1 "$TMP/deep-copy" | cut -f1)" ] || fail "size: reported $(cat "$TMP/out"), du says $(du -s -B1 "$TMP/deep-copy")"
 run python3 "$CMP" "$TMP/deep" "$TMP/deep-copy"
 [ "$rc" = 0 ] || fail "trees differ"
 

@@ -183,6 +183,126 @@ static void test_damaged_file(void **state)
 	free(path);
 }
 
+/* The text of HOME/cache/NAME, or NULL when missing. */
+static char *cache_text(const char *home, const char *name)
+{
+	char *dir = ax_path_join(home, "cache"), *path = ax_path_join(dir, name), *text = NULL;
+	size_t len;
+	ax_error err;
+
+	if (ax_read_file(path, &text, &len, &err) < 0)
+		text = NULL;
+	free(path);
+	free(dir);
+	return text;
+}
+
+static void append_text(const char *home, const char *text)
+{
+	char *dir = ax_path_join(home, "cache"), *path = ax_path_join(dir, "ids.log");
+	FILE *f = fopen(path, "a");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	free(path);
+	free(dir);
+}
+
+static void test_journal(void **state)
+{
+	const char *home = *state;
+	json_t *c = ax_idcache_new("local"), *back, *e;
+	ax_error err;
+	size_t n;
+	char *out;
+
+	ax_idcache_put_checkpoint(c, "ck-1", "v1", "sb-1");
+	assert_int_equal(ax_idcache_save(home, c, &err), 0);
+	/* Edits are appended; ids.json is left as it was. */
+	e = json_pack("{s:s, s:s, s:s, s:n}", "op", "put_checkpoint", "id", "ck-2", "name", "v2", "sandbox_id");
+	assert_int_equal(ax_idcache_append(home, "local", e, &err), 0);
+	json_decref(e);
+	e = json_pack("{s:s, s:s}", "op", "remove_checkpoint", "id", "ck-1");
+	assert_int_equal(ax_idcache_append(home, "local", e, &err), 0);
+	json_decref(e);
+	/* Another server's edit, an unknown edit, a malformed line and a torn
+	 * last line (no newline) change nothing. */
+	e = json_pack("{s:s, s:s}", "op", "put_sandbox", "id", "elsewhere");
+	assert_int_equal(ax_idcache_append(home, "example.com:8080", e, &err), 0);
+	json_decref(e);
+	append_text(home, "{\"op\": \"rename\", \"id\": \"ck-2\", \"domain\": \"local\"}\nnot json\n"
+			  "{\"op\": \"put_sandbox\", \"id\": \"torn\", \"domain\": \"lo");
+	out = cache_text(home, "ids.json");
+	assert_non_null(strstr(out, "ck-1"));
+	assert_null(strstr(out, "ck-2"));
+	free(out);
+
+	back = ax_idcache_load(home, "local");
+	out = printed(back, AX_ID_CHECKPOINT, NULL, &n);
+	assert_string_equal(out, "ck-2\tv2\n");
+	free(out);
+	out = printed(back, AX_ID_SANDBOX, NULL, &n);
+	assert_string_equal(out, "");
+	free(out);
+
+	/* The other server sees its own edit only. */
+	json_decref(c);
+	c = ax_idcache_load(home, "example.com:8080");
+	out = printed(c, AX_ID_SANDBOX, NULL, &n);
+	assert_string_equal(out, "elsewhere\tsandbox\n");
+	free(out);
+
+	/* Saving folds the journal in: it is emptied, not removed. */
+	assert_int_equal(ax_idcache_save(home, back, &err), 0);
+	out = cache_text(home, "ids.log");
+	assert_non_null(out);
+	assert_string_equal(out, "");
+	free(out);
+	json_decref(back);
+	back = ax_idcache_load(home, "local");
+	out = printed(back, AX_ID_CHECKPOINT, NULL, &n);
+	assert_string_equal(out, "ck-2\tv2\n");
+	free(out);
+	json_decref(back);
+	json_decref(c);
+}
+
+static void test_journal_compacts(void **state)
+{
+	const char *home = *state;
+	ax_error err;
+	size_t n, i;
+	json_t *c;
+	char *out, id[32];
+	struct stat st;
+	char *dir = ax_path_join(home, "cache"), *log = ax_path_join(dir, "ids.log");
+
+	/* ~110 bytes a line: past AX_IDCACHE_JOURNAL_MAX within 1000 appends. */
+	for (i = 0; i < 1000; i++) {
+		json_t *e;
+
+		snprintf(id, sizeof id, "ck-%04zu", i);
+		e = json_pack("{s:s, s:s, s:s, s:s}", "op", "put_checkpoint", "id", id, "name", "a-checkpoint-name",
+			      "sandbox_id", "0123456789abcdef0123456789abcdef");
+		assert_int_equal(ax_idcache_append(home, "local", e, &err), 0);
+		json_decref(e);
+		assert_int_equal(stat(log, &st), 0);
+		assert_true(st.st_size <= AX_IDCACHE_JOURNAL_MAX + 256);
+	}
+	c = ax_idcache_load(home, "local");
+	out = printed(c, AX_ID_CHECKPOINT, "ck-09", &n);
+	assert_int_equal(n, 100);
+	free(out);
+	assert_int_equal(json_array_size(json_object_get(c, "checkpoints")), 1000);
+	out = cache_text(home, "ids.json");
+	assert_non_null(strstr(out, "ck-0500"));
+	free(out);
+	json_decref(c);
+	free(log);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -191,6 +311,8 @@ int main(void)
 		cmocka_unit_test(test_stale),
 		cmocka_unit_test_setup_teardown(test_file_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_journal, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_journal_compacts, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
