@@ -4,6 +4,7 @@
  * /proc/self/mountinfo on every call, so a restarted engine finds them. */
 #include "runtime_internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -270,7 +271,7 @@ int ax_cg_freeze(const ax_cgroup *cg, bool frozen, ax_error *err)
 	const char *want = v1 ? (frozen ? "FROZEN" : "THAWED") : (frozen ? "1" : "0");
 	char ctl[PATH_MAX + 32], state[PATH_MAX + 32], buf[256];
 	long long deadline = ax_rt_now_ms() + AX_RT_WAIT_MS;
-	long us = 200;
+	long us = 20;
 	int e;
 
 	freeze_files(cg, ctl, state, sizeof ctl);
@@ -356,4 +357,83 @@ int ax_cg_remove(const ax_cgroup *cg)
 			first = errno;
 	}
 	return first;
+}
+
+/* ---------- the freezer hold ---------- */
+
+#define HOLD_PREFIX ".freezer-hold-"
+
+static void drop_hold(const char *dir)
+{
+	char state[PATH_MAX + 400];
+
+	snprintf(state, sizeof state, "%s/freezer.state", dir);
+	ax_rt_write_file(state, "THAWED");
+	rmdir(dir);
+}
+
+/* Whether PID runs: a zombie (a killed engine its parent has not reaped
+ * yet) does not. */
+static bool runs(long pid)
+{
+	char path[64], buf[512], *close_paren;
+
+	if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+		return false;
+	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+	if (ax_rt_read_small(path, buf, sizeof buf) != 0)
+		return true;        /* another pid namespace's: assume it runs */
+	close_paren = strrchr(buf, ')');
+	return !(close_paren && close_paren[1] == ' ' && close_paren[2] == 'Z');
+}
+
+/* Remove the holds of engines that are gone (killed, so they never released). */
+static void drop_stale_holds(const char *parent)
+{
+	DIR *d = opendir(parent);
+	struct dirent *ent;
+
+	while (d && (ent = readdir(d))) {
+		char dir[PATH_MAX + 300], *end;   /* parent + a d_name */
+		long pid;
+
+		if (strncmp(ent->d_name, HOLD_PREFIX, strlen(HOLD_PREFIX)) != 0)
+			continue;
+		pid = strtol(ent->d_name + strlen(HOLD_PREFIX), &end, 10);
+		if (*end == '\0' && pid > 0 && runs(pid))
+			continue;
+		snprintf(dir, sizeof dir, "%s/%s", parent, ent->d_name);
+		drop_hold(dir);
+	}
+	if (d)
+		closedir(d);
+}
+
+void ax_rt_hold_freezer(void)
+{
+	char parent[PATH_MAX + 16], dir[PATH_MAX + 64], state[PATH_MAX + 96];
+	cg_mounts m;
+
+	find_mounts(&m);
+	if (!m.path[AX_CG_FREEZER][0])
+		return;
+	snprintf(parent, sizeof parent, "%s/allox", m.path[AX_CG_FREEZER]);
+	drop_stale_holds(parent);
+	snprintf(dir, sizeof dir, "%s/" HOLD_PREFIX "%ld", parent, (long)getpid());
+	if ((mkdir(parent, 0755) < 0 && errno != EEXIST) || (mkdir(dir, 0755) < 0 && errno != EEXIST))
+		return;
+	snprintf(state, sizeof state, "%s/freezer.state", dir);
+	ax_rt_write_file(state, "FROZEN");
+}
+
+void ax_rt_release_freezer(void)
+{
+	char dir[PATH_MAX + 64];
+	cg_mounts m;
+
+	find_mounts(&m);
+	if (!m.path[AX_CG_FREEZER][0])
+		return;
+	snprintf(dir, sizeof dir, "%s/allox/" HOLD_PREFIX "%ld", m.path[AX_CG_FREEZER], (long)getpid());
+	drop_hold(dir);
 }

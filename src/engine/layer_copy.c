@@ -10,10 +10,10 @@
  * devices, owners, modes and times; file data goes through FICLONE where
  * the file system shares extents, else copy_file_range.
  *
- * It walks with directory fds (2 per level, entries read before descending)
- * and answers AX_COPY_OUT_OF_FDS when a deep tree runs the process out of
- * them; the caller then falls back to cp -a, whose walk keeps a few. Paths
- * longer than PATH_MAX fail, as they do for cp -a.
+ * It walks with directory fds (2 per level, entries read with getdents64
+ * before descending) and answers AX_COPY_OUT_OF_FDS when a deep tree runs
+ * the process out of them; the caller then falls back to cp -a, whose walk
+ * keeps a few. Paths longer than PATH_MAX fail, as they do for cp -a.
  */
 #include "layer_copy.h"
 
@@ -102,7 +102,7 @@ static void fd_path(char *out, size_t size, int dir, const char *name)
  * and devices cannot be opened). */
 static int copy_xattrs(copy *c, int sfd, int sdir, int ddir, const char *name, int dfd)
 {
-	char spath[PATH_MAX], dpath[PATH_MAX], small[4096], *list;
+	char spath[PATH_MAX], dpath[PATH_MAX], small[4096], names[1024], *list = names;
 	ssize_t n;
 	int rc = 0;
 
@@ -110,25 +110,31 @@ static int copy_xattrs(copy *c, int sfd, int sdir, int ddir, const char *name, i
 		fd_path(spath, sizeof spath, sdir, name);
 		fd_path(dpath, sizeof dpath, ddir, name);
 	}
-	n = sfd >= 0 ? flistxattr(sfd, NULL, 0) : llistxattr(spath, NULL, 0);
-	if (n <= 0)
-		return n == 0 || errno == ENOTSUP ? 0 : fail(c, "list the xattrs of", errno);
-	list = malloc((size_t)n);
-	if (!list)
-		return ax_fail(c->err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
-	n = sfd >= 0 ? flistxattr(sfd, list, (size_t)n) : llistxattr(spath, list, (size_t)n);
-	if (n < 0)
+	/* Most entries have no or a few short xattrs: one call each with a
+	 * buffer that fits, sizing calls only when it does not. */
+	n = sfd >= 0 ? flistxattr(sfd, names, sizeof names) : llistxattr(spath, names, sizeof names);
+	if (n < 0 && errno == ERANGE) {
+		n = sfd >= 0 ? flistxattr(sfd, NULL, 0) : llistxattr(spath, NULL, 0);
+		if (n > 0 && !(list = malloc((size_t)n)))
+			return ax_fail(c->err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		if (n > 0)
+			n = sfd >= 0 ? flistxattr(sfd, list, (size_t)n) : llistxattr(spath, list, (size_t)n);
+	}
+	if (n < 0 && errno != ENOTSUP)
 		rc = fail(c, "list the xattrs of", errno);
 	for (ssize_t at = 0; rc == 0 && at < n; at += (ssize_t)strlen(list + at) + 1) {
 		const char *key = list + at;
 		char *value = small;
-		ssize_t len = sfd >= 0 ? fgetxattr(sfd, key, NULL, 0) : lgetxattr(spath, key, NULL, 0);
+		ssize_t len = sfd >= 0 ? fgetxattr(sfd, key, small, sizeof small) : lgetxattr(spath, key, small, sizeof small);
 		int set = -1;
 
-		if (len > (ssize_t)sizeof small)
-			value = malloc((size_t)len);
-		if (len >= 0 && value)
-			len = sfd >= 0 ? fgetxattr(sfd, key, value, (size_t)len) : lgetxattr(spath, key, value, (size_t)len);
+		if (len < 0 && errno == ERANGE) {
+			len = sfd >= 0 ? fgetxattr(sfd, key, NULL, 0) : lgetxattr(spath, key, NULL, 0);
+			value = len > 0 ? malloc((size_t)len) : NULL;
+			if (value)
+				len = sfd >= 0 ? fgetxattr(sfd, key, value, (size_t)len)
+					       : lgetxattr(spath, key, value, (size_t)len);
+		}
 		if (len >= 0 && value)
 			set = dfd >= 0 ? fsetxattr(dfd, key, value, (size_t)len, 0)
 				       : lsetxattr(dpath, key, value, (size_t)len, 0);
@@ -137,7 +143,8 @@ static int copy_xattrs(copy *c, int sfd, int sdir, int ddir, const char *name, i
 		if (value != small)
 			free(value);
 	}
-	free(list);
+	if (list != names)
+		free(list);
 	return rc;
 }
 
@@ -331,71 +338,75 @@ static int link_or_note(copy *c, int ddir, const char *name, const struct stat *
 }
 
 /* The names in directory FD, read before anything is descended into, so
- * each level holds two fds (source, destination) and no directory stream. */
+ * each level holds two fds (source, destination) and no directory stream.
+ * FD is read from where it is (just opened: the start), with getdents64
+ * itself: a DIR stream would cost a dup, a stat and two fcntls per
+ * directory. */
 static char **read_names(copy *c, int fd, size_t *count, int *rc)
 {
-	int dup_fd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = dup_fd < 0 ? NULL : fdopendir(dup_fd);
-	char **names = NULL;
+	enum { BUF = 32768 };
+	char *buf = malloc(BUF), **names = NULL;
 	size_t n = 0, cap = 0;
-	struct dirent *ent;
+	ssize_t got;
 
-	if (!d) {
-		int e = errno;
+	if (!buf)
+		goto nomem;
+	while ((got = getdents64(fd, buf, BUF)) > 0) {
+		for (ssize_t at = 0; at < got;) {
+			const struct dirent64 *ent = (const struct dirent64 *)(buf + at);
 
-		if (dup_fd >= 0)
-			close(dup_fd);
-		*rc = fail(c, "read the directory", e);
-		return NULL;
-	}
-	errno = 0;
-	while ((ent = readdir(d))) {
-		if (strcmp(ent->d_name, ".") == 0 || strcmp(ent->d_name, "..") == 0)
-			continue;
-		if (n == cap) {
-			char **grown = realloc(names, (cap = cap ? cap * 2 : 16) * sizeof *names);
+			at += ent->d_reclen;
+			if (strcmp(ent->d_name, ".") == 0 || strcmp(ent->d_name, "..") == 0)
+				continue;
+			if (n == cap) {
+				char **grown = realloc(names, (cap = cap ? cap * 2 : 16) * sizeof *names);
 
-			if (!grown)
+				if (!grown)
+					goto nomem;
+				names = grown;
+			}
+			if (!(names[n] = strdup(ent->d_name)))
 				goto nomem;
-			names = grown;
+			n++;
 		}
-		if (!(names[n] = strdup(ent->d_name)))
-			goto nomem;
-		n++;
 	}
-	closedir(d);
+	if (got < 0) {
+		*rc = fail(c, "read the directory", errno);
+		goto failed;
+	}
+	free(buf);
 	*count = n;
 	return names ? names : calloc(1, sizeof *names);
 nomem:
-	closedir(d);
+	*rc = ax_fail(c->err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+failed:
+	free(buf);
 	while (n)
 		free(names[--n]);
 	free(names);
-	*rc = ax_fail(c->err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
 	return NULL;
+}
+
+static void free_names(char **names, size_t n)
+{
+	for (size_t i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
 }
 
 static int copy_entry(copy *c, int sdir, int ddir, const char *name);
 
-/* Copy the contents of SFD into DFD, then DFD's own xattrs and attributes
+/* Copy SFD's entries NAMES into DFD, then DFD's own xattrs and attributes
  * (last, so the times are not changed by the entries and a read-only mode
  * does not stop them). */
-static int copy_dir(copy *c, int sfd, int dfd, const struct stat *st)
+static int copy_dir(copy *c, int sfd, int dfd, char **names, size_t n, const struct stat *st)
 {
-	size_t n = 0, i;
-	int rc = 0;
-	char **names = read_names(c, sfd, &n, &rc);
+	int rc = copy_owner_fd(c, dfd, st);
 
 	if (rc == 0)
-		rc = copy_owner_fd(c, dfd, st);
-	if (rc == 0)
 		rc = copy_xattrs(c, sfd, -1, -1, ".", dfd);
-	for (i = 0; names && i < n; i++) {
-		if (rc == 0)
-			rc = copy_entry(c, sfd, dfd, names[i]);
-		free(names[i]);
-	}
-	free(names);
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		rc = copy_entry(c, sfd, dfd, names[i]);
 	if (rc == 0)
 		rc = copy_mode_times_fd(c, dfd, st);
 	if (rc == 0)
@@ -407,50 +418,36 @@ static int copy_dir(copy *c, int sfd, int dfd, const struct stat *st)
  * layer of an exposed system directory (/usr, /opt...) the sandbox never
  * wrote to. A restore mounts a fresh one, and a layer without it means the
  * same, so a capture leaves it out. */
-static bool empty_plain_dir(int fd)
+static bool empty_plain_top(const copy *c, int fd, size_t n)
 {
-	/* Its own open file description: a dup would share FD's read position. */
-	int dup_fd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = dup_fd < 0 ? NULL : fdopendir(dup_fd);
-	struct dirent *ent;
-	bool empty = d != NULL;
-
-	while (d && empty && (ent = readdir(d)))
-		empty = strcmp(ent->d_name, ".") == 0 || strcmp(ent->d_name, "..") == 0;
-	if (d)
-		closedir(d);
-	else if (dup_fd >= 0)
-		close(dup_fd);
-	return empty && flistxattr(fd, NULL, 0) == 0;
+	return c->skip_empty_top && c->depth == 0 && n == 0 && flistxattr(fd, NULL, 0) == 0;
 }
 
 static int copy_subdir(copy *c, int sdir, int ddir, const char *name, const struct stat *st)
 {
-	int sfd, dfd, rc;
+	size_t n = 0;
+	char **names;
+	int sfd, dfd = -1, rc = 0;
 
 	sfd = openat(sdir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (sfd < 0)
 		return fail(c, "open", errno);
-	if (c->skip_empty_top && c->depth == 0 && empty_plain_dir(sfd)) {
-		close(sfd);
-		return 0;
-	}
-	if (mkdirat(ddir, name, 0700) < 0) {
+	names = read_names(c, sfd, &n, &rc);
+	if (rc == 0 && empty_plain_top(c, sfd, n)) {
+		/* left out */
+	} else if (rc == 0 && mkdirat(ddir, name, 0700) < 0) {
 		rc = fail(c, "create", errno);
-		close(sfd);
-		return rc;
-	}
-	dfd = openat(ddir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dfd < 0) {
+	} else if (rc == 0 && (dfd = openat(ddir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
 		rc = fail(c, "open", errno);
-		close(sfd);
-		return rc;
+	} else if (rc == 0) {
+		c->depth++;
+		rc = copy_dir(c, sfd, dfd, names, n, st);
+		c->depth--;
 	}
-	c->depth++;
-	rc = copy_dir(c, sfd, dfd, st);
-	c->depth--;
+	free_names(names, n);
 	close(sfd);
-	close(dfd);
+	if (dfd >= 0)
+		close(dfd);
 	return rc;
 }
 
@@ -483,7 +480,7 @@ int ax_layer_copy_tree(const char *src, const char *dst, int flags, long long *b
 {
 	copy c = { .dst_root = -1, .err = err, .skip_empty_top = (flags & AX_COPY_SKIP_EMPTY_TOP) != 0 };
 	struct stat st;
-	int sfd, rc;
+	int sfd, rc = 0;
 
 	sfd = open(src, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (sfd < 0 || fstat(sfd, &st) < 0)
@@ -492,8 +489,14 @@ int ax_layer_copy_tree(const char *src, const char *dst, int flags, long long *b
 		rc = fail(&c, "create the copy", errno);
 	else if ((c.dst_root = open(dst, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		rc = fail(&c, "open the copy", errno);
-	else
-		rc = copy_dir(&c, sfd, c.dst_root, &st);
+	else {
+		size_t n = 0;
+		char **names = read_names(&c, sfd, &n, &rc);
+
+		if (rc == 0)
+			rc = copy_dir(&c, sfd, c.dst_root, names, n, &st);
+		free_names(names, n);
+	}
 	if (sfd >= 0)
 		close(sfd);
 	if (c.dst_root >= 0)

@@ -23,6 +23,7 @@
 #include "engine.h"
 #include "fs.h"
 #include "http_server.h"
+#include "runtime.h"
 
 #ifndef LIBEXECDIR
 #define LIBEXECDIR "/usr/local/libexec"
@@ -361,6 +362,7 @@ int main(int argc, char **argv)
 	ax_engine_log(&e, "allox-engine %s starting for %s (agent %s)", PACKAGE_VERSION, e.home, e.agent_path);
 	if (access(e.agent_path, X_OK) < 0)
 		ax_engine_log(&e, "warning: agent %s is not executable", e.agent_path);
+	ax_rt_hold_freezer();
 	if (ax_store_load(&e, &err) < 0 || ax_snapshots_load(&e, &err) < 0)
 		goto fail;
 	/* Sandboxes are detached from us, but their processes should come back
@@ -415,6 +417,7 @@ int main(int argc, char **argv)
 	ax_http_stop(&ts);
 	ax_http_stop(&us);
 	unlink(sock);
+	ax_rt_release_freezer();
 	goto out;
 fail:
 	ax_engine_log(&e, "fatal: %s", err.message);
@@ -423,6 +426,7 @@ fail:
 	status = err.exit_code ? err.exit_code : 1;
 	ax_http_stop(&ts);
 	ax_http_stop(&us);
+	ax_rt_release_freezer();
 out:
 	if (e.log)
 		fclose(e.log);

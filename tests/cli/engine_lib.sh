@@ -24,6 +24,8 @@ stop_engine() {
 	# accepts connections and resets them as it dies (seen under ASan, whose
 	# teardown is slow), so a test that starts a new engine next must wait.
 	[ -n "$pid" ] && wait_until 10 gone "$pid"
+	# A killed engine cannot remove its freezer hold (the next engine would).
+	[ -n "$pid" ] && drop_hold "$pid"
 	# Sandboxes of this home keep running; end them so nothing outlives the test.
 	for d in "$STATE"/*/; do
 		[ -f "$d/record.json" ] || continue
@@ -40,6 +42,17 @@ stop_engine() {
 		# PID 1's parent (bwrap) and the rest leave the cgroup moments later.
 		wait_until 5 rmdir_cgroups "${d##*/}"
 	done
+}
+
+# hold_of PID: the empty cgroup engine PID keeps frozen (runtime.h says why).
+hold_of() {
+	echo "/sys/fs/cgroup/freezer/allox/.freezer-hold-$1"
+}
+
+drop_hold() {
+	[ -d "$(hold_of "$1")" ] || return 0
+	echo THAWED >"$(hold_of "$1")/freezer.state" 2>/dev/null
+	rmdir "$(hold_of "$1")" 2>/dev/null
 }
 
 # rmdir_cgroups ID: remove what is left of a sandbox's cgroups; true once none is.

@@ -81,6 +81,15 @@ expect_rc 0
 jq -e '.status == "running"' "$TMP/out" >/dev/null || fail "resume status"
 [ "$(curl -s -m 2 -o /dev/null -w '%{http_code}' -H "X-EXECD-ACCESS-TOKEN: $tok" "http://$ep/ping")" = 200 ] || fail "agent silent after resume"
 
+t "the engine keeps one empty cgroup frozen while it runs (the kernel's freezer fast path)"
+if [ -d /sys/fs/cgroup/freezer ]; then
+	h=$(hold_of "$(engine_pid)")
+	[ "$(cat "$h/freezer.state" 2>/dev/null)" = FROZEN ] || fail "no frozen hold at $h"
+	[ -z "$(cat "$h/tasks" 2>/dev/null)" ] || fail "tasks in the hold: $(cat "$h/tasks")"
+else
+	echo "# skipped: no cgroup v1 freezer" >&2
+fi
+
 t "engine kill -9: sandboxes keep running and are re-adopted"
 old=$(engine_pid)
 kill -9 "$old"
@@ -93,6 +102,10 @@ expect_rc 0
 jq -e '.state == "Running"' "$TMP/out" >/dev/null || fail "not re-adopted"
 [ "$(engine_pid)" != "$old" ] || fail "engine not restarted"
 [ "$(curl -s -o /dev/null -w '%{http_code}' -H "X-EXECD-ACCESS-TOKEN: $tok" "http://$ep/ping")" = 200 ] || fail "agent lost"
+if [ -d /sys/fs/cgroup/freezer ]; then
+	[ ! -e "$(hold_of "$old")" ] || fail "the killed engine's hold was not removed by its successor"
+	[ "$(cat "$(hold_of "$(engine_pid)")/freezer.state" 2>/dev/null)" = FROZEN ] || fail "no hold for the new engine"
+fi
 
 t "kill deletes the sandbox, clears the session and leaves nothing behind"
 run allox sandbox kill -o json
@@ -187,6 +200,14 @@ wait
 [ ! -s "$TMP/e1" ] && [ ! -s "$TMP/e2" ] || fail "errors: $(cat "$TMP/e1" "$TMP/e2")"
 n=$(pgrep -f "allox-engine --home $ALLOX_HOME\$" | wc -l)
 [ "$n" -eq 1 ] || fail "$n engines running"
+
+t "an engine that stops removes its freezer hold"
+pid=$(engine_pid)
+kill -TERM "$pid"
+wait_until 30 gone "$pid" || fail "the engine did not stop"
+[ ! -e "$(hold_of "$pid")" ] || fail "hold left: $(hold_of "$pid")"
+run allox sandbox list
+expect_rc 0
 
 t "no cgroup is left of a sandbox of this test: ended ones, then all once the engine stops"
 expect_clean_stop
