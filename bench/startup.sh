@@ -19,17 +19,22 @@ version() { "$ALLOX_CLI" --version; }
 python_floor() { /usr/bin/python3 -c 'import click, rich, httpx'; }
 set -- "$work/true" /bin/true "$work/version" version "$work/python" python_floor
 
-# What loading the shared libraries costs before main: an empty main linked
-# with nothing but libc, with libcurl alone, and with every library allox-cli
-# needs (its NEEDED entries); skipped without a C compiler.
+# What loading shared libraries costs before main: an empty main linked
+# with nothing but libc, with libcurl alone, with every library allox-cli
+# still loads (its NEEDED entries), and with the shared builds of the six
+# that configure links statically (--disable-static-deps); skipped without a
+# C compiler or those libraries.
 loader=""
 echo 'int main(void) { return 0; }' >"$work/empty.c"
 needed=$(readelf -d "$ALLOX_CLI" | awk '/NEEDED/ { gsub(/[][]/, "", $5); printf " -l:%s", $5 }')
+static_deps="-ljansson -lyaml -lhttp_parser -lncursesw -ltinfo -lreadline"
 if ${CC:-cc} -O2 -o "$work/empty_libc" "$work/empty.c" 2>/dev/null &&
 	${CC:-cc} -O2 -o "$work/empty_curl" "$work/empty.c" -Wl,--no-as-needed -lcurl 2>/dev/null &&
-	${CC:-cc} -O2 -o "$work/empty_all" "$work/empty.c" -Wl,--no-as-needed $needed 2>/dev/null; then
+	${CC:-cc} -O2 -o "$work/empty_all" "$work/empty.c" -Wl,--no-as-needed $needed 2>/dev/null &&
+	${CC:-cc} -O2 -o "$work/empty_shared" "$work/empty.c" -Wl,--no-as-needed $needed $static_deps 2>/dev/null; then
 	loader=yes
-	set -- "$@" "$work/libc" "$work/empty_libc" "$work/curl" "$work/empty_curl" "$work/all" "$work/empty_all"
+	set -- "$@" "$work/libc" "$work/empty_libc" "$work/curl" "$work/empty_curl" "$work/all" "$work/empty_all" \
+		"$work/shared" "$work/empty_shared"
 fi
 time_alt "$N" "$@" || exit 1
 
@@ -40,7 +45,8 @@ bench_row "allox-cli --version vs Python floor" ms "$work/version" "python3 impo
 if [ -n "$loader" ]; then
 	bench_row "empty C main, libc only" ms "$work/libc"
 	bench_row "empty C main + libcurl" ms "$work/curl" "empty main, libc only" "$work/libc"
-	bench_row "empty C main + allox-cli's $(echo "$needed" | wc -w) libraries" ms "$work/all" "allox-cli --version" "$work/version"
+	bench_row "empty C main + allox-cli's $(echo "$needed" | wc -w) shared libraries" ms "$work/all" "allox-cli --version" "$work/version"
+	bench_row "empty C main + those + 6 shared (jansson ... readline)" ms "$work/shared" "allox-cli --version" "$work/version"
 fi
 bench_value "allox-cli shared libraries (ldd)" libs "$(ldd "$ALLOX_CLI" | wc -l)"
 [ -n "$loader" ] && bench_value "empty C main + libcurl: shared libraries (ldd)" libs "$(ldd "$work/empty_curl" | wc -l)"
