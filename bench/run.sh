@@ -31,6 +31,9 @@ loads=""
 for b in $benches; do
 	[ -f "$dir/$b.sh" ] || { echo "bench: no benchmark $b (have: $all)" >&2; exit 2; }
 	echo "bench: $b (BENCH_N=$BENCH_N)" >&2
+	# What the previous one left dirty (a 1 GiB transfer, 50 sandboxes'
+	# state) is written now, not during this one's timings.
+	sync
 	loads="$loads $b $(cut -d' ' -f1 /proc/loadavg);"
 	BENCH_GROUP=$b bash "$dir/$b.sh" || { failed="$failed $b"; echo "bench: $b failed" >&2; }
 done
