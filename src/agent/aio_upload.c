@@ -107,26 +107,35 @@ static char *resolve_target(const struct upload *u, int *e)
 	return t;
 }
 
-/* Create the .part file in DIR_OF's directory. */
-static int open_staging(struct upload *u, const char *dir_of)
+/* A new .part file in the directory of DIR_OF (mode as for any new file):
+ * its fd, with its path in *PATH (malloc'd); -1 with errno. */
+static int staging_beside(const char *dir_of, char **path)
 {
 	const char *slash = strrchr(dir_of, '/');
 	size_t dlen = slash ? (size_t)(slash - dir_of) : 0;
 	char *tmpl = malloc(dlen + sizeof "/" STAGING_NAME);
+	int fd;
 
 	if (!tmpl)
 		return -1;
 	memcpy(tmpl, dir_of, dlen);
 	memcpy(tmpl + dlen, "/" STAGING_NAME, sizeof "/" STAGING_NAME);
-	u->sink.fd = mkostemps(tmpl, 5, O_CLOEXEC);
-	if (u->sink.fd < 0) {
+	fd = mkostemps(tmpl, 5, O_CLOEXEC);
+	if (fd < 0) {
 		free(tmpl);
 		return -1;
 	}
-	u->sink.path = tmpl;
 	/* mkstemp makes it 0600; an upload should look like any new file. */
-	fchmod(u->sink.fd, 0666 & ~current_umask());
-	return 0;
+	fchmod(fd, 0666 & ~current_umask());
+	*path = tmpl;
+	return fd;
+}
+
+/* Create the .part file in DIR_OF's directory. */
+static int open_staging(struct upload *u, const char *dir_of)
+{
+	u->sink.fd = staging_beside(dir_of, &u->sink.path);
+	return u->sink.fd < 0 ? -1 : 0;
 }
 
 /* First bytes of the file part: pick where they go. */
@@ -228,14 +237,17 @@ static int copy_fd(int in, int out)
 	}
 }
 
-/* Copy then delete, for a staging file on another filesystem. */
+/* Copy then delete, for a staging file on another filesystem. The copy is
+ * staged beside TO and renamed over it, so a copy that fails (a full disk)
+ * leaves neither a partial file nor a truncated old one there. */
 static int move_across(const char *from, const char *to)
 {
 	int in = open(from, O_RDONLY | O_CLOEXEC), out, rc, e;
+	char *staged = NULL;
 
 	if (in < 0)
 		return -1;
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+	out = staging_beside(to, &staged);
 	rc = out < 0 ? -1 : copy_fd(in, out);
 	e = errno;
 	close(in);
@@ -243,6 +255,13 @@ static int move_across(const char *from, const char *to)
 		rc = -1;
 		e = errno;
 	}
+	if (rc == 0 && rename(staged, to) < 0) {
+		rc = -1;
+		e = errno;
+	}
+	if (rc < 0 && staged)
+		unlink(staged);
+	free(staged);
 	if (rc < 0) {
 		errno = e;
 		return -1;
@@ -257,6 +276,10 @@ static int finish(struct upload *u)
 
 	if (u->sink.fd < 0) {
 		fail(u, EBADF, u->dest);
+		return -1;
+	}
+	if (upload_sink_flush(&u->sink) < 0) {
+		fail(u, errno, u->target ? u->target : u->sink.path);
 		return -1;
 	}
 	if (close(u->sink.fd) < 0) {

@@ -175,6 +175,9 @@ static void end_file(struct upload *u)
 {
 	int fd = u->sink.fd;
 
+	if (fd >= 0 && !u->failed && upload_sink_flush(&u->sink) < 0)
+		fail(u, MHD_HTTP_INTERNAL_SERVER_ERROR, AG_E_RUNTIME, "error copying file %s. %s", u->target,
+		     strerror(errno));
 	if (fd < 0 || u->failed) {
 		drop_file(u);
 		return;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "fs.h"
+#include "upload_writer.h"
 
 static bool is_multipart(struct MHD_Connection *conn)
 {
@@ -58,7 +59,17 @@ int upload_sink_end_form(struct upload_sink *s)
 
 int upload_sink_write(struct upload_sink *s, const void *data, size_t len)
 {
-	return ax_write_all(s->fd, data, len);
+	if (!s->writer && !(s->writer = upload_writer_new(s->fd)))
+		return ax_write_all(s->fd, data, len);
+	return upload_writer_add(s->writer, data, len);
+}
+
+int upload_sink_flush(struct upload_sink *s)
+{
+	int rc = upload_writer_finish(s->writer);
+
+	s->writer = NULL;
+	return rc;
 }
 
 void upload_sink_placed(struct upload_sink *s)
@@ -69,6 +80,7 @@ void upload_sink_placed(struct upload_sink *s)
 
 void upload_sink_discard(struct upload_sink *s)
 {
+	upload_sink_flush(s);
 	if (s->fd >= 0)
 		close(s->fd);
 	s->fd = -1;

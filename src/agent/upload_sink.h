@@ -13,10 +13,13 @@
 
 #include "route.h"
 
+struct upload_writer;
+
 struct upload_sink {
 	struct MHD_PostProcessor *pp;   /* NULL: not a form MHD parses, or finished */
 	int fd;                         /* the temporary file, -1 when none is open */
 	char *path;                     /* its path (malloc'd), NULL once in place */
+	struct upload_writer *writer;   /* what upload_sink_write queued for fd */
 };
 
 /* The route's state for REQ: on the first chunk of the body, SIZE zeroed
@@ -35,13 +38,20 @@ int upload_sink_feed(struct upload_sink *s, const char *data, size_t len);
  * the body ended mid-form, 0 otherwise (also when there was no parser). */
 int upload_sink_end_form(struct upload_sink *s);
 
-/* Append to the temporary file: 0, or -1 with errno set. */
+/* Append to the temporary file, through a writer thread for large files
+ * (upload_writer.h): 0, or -1 with errno set (also for an earlier write
+ * that failed on that thread). */
 int upload_sink_write(struct upload_sink *s, const void *data, size_t len);
+
+/* Every byte appended is written: call before using fd (chmod, close).
+ * 0, or -1 with errno set when a write failed. */
+int upload_sink_flush(struct upload_sink *s);
 
 /* The temporary file is in place (renamed): forget its path. */
 void upload_sink_placed(struct upload_sink *s);
 
-/* Close the temporary file and remove it unless it was put in place. */
+/* Close the temporary file (what was not written yet is dropped) and remove
+ * it unless it was put in place. */
 void upload_sink_discard(struct upload_sink *s);
 
 /* For the route's free_state: drop the parser, then upload_sink_discard. */

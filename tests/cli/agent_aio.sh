@@ -14,6 +14,7 @@ cleanup() {
 		[ -f "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null
 	done
 	[ -n "$PID" ] && kill -KILL "$PID" 2>/dev/null
+	umount "$TMP/small" 2>/dev/null
 }
 agent_test_init allox-agent-aio
 mkdir -p "$TMP/pids" "$TMP/wd"
@@ -304,6 +305,30 @@ got=$(curl -s --max-time $((60 * SLOW)) -H "X-EXECD-ACCESS-TOKEN: $TOKEN" \
 	"http://127.0.0.1:$PORT/v1/file/download?path=$F/up/big.bin&change_policy=abort" | sha256sum | cut -d' ' -f1)
 [ "$got" = "$want" ] || fail "download with change_policy=abort differs"
 ls -a "$F/up" "$HOME" | grep -q 'allox-upload' && fail "staging file left behind"
+
+t "file: a disk that fills up mid-upload (on the writer thread) is reported, and nothing is left"
+mkdir -p "$TMP/small"
+if mount -t tmpfs -o size=2m tmpfs "$TMP/small" 2>/dev/null; then
+	head -c 6291456 /dev/urandom >"$TMP/six"
+	printf 'old content\n' >"$TMP/small/kept.txt"
+	# The path first: written there as it arrives, on the writer thread.
+	code=$(curl -s -o "$TMP/body" -w '%{http_code}' --max-time $((60 * SLOW)) -H "X-EXECD-ACCESS-TOKEN: $TOKEN" \
+		-F "path=$TMP/small/six.bin" -F "file=@$TMP/six" "http://127.0.0.1:$PORT/v1/file/upload")
+	jq_body '.success == false and .data.errno_name == "ENOSPC"'
+	[ "$(ls -A "$TMP/small")" = kept.txt ] || fail "left on the full disk: $(ls -A "$TMP/small")"
+	# The path last: staged in the workspace, then copied across to the
+	# full disk, which fails; an existing file there is not truncated.
+	code=$(curl -s -o "$TMP/body" -w '%{http_code}' --max-time $((60 * SLOW)) -H "X-EXECD-ACCESS-TOKEN: $TOKEN" \
+		-F "file=@$TMP/six" -F "path=$TMP/small/kept.txt" "http://127.0.0.1:$PORT/v1/file/upload")
+	jq_body '.success == false and .data.errno_name == "ENOSPC"'
+	[ "$(ls -A "$TMP/small")" = kept.txt ] || fail "left on the full disk: $(ls -A "$TMP/small")"
+	[ "$(cat "$TMP/small/kept.txt")" = "old content" ] || fail "the existing file was changed: $(head -c 100 "$TMP/small/kept.txt")"
+	ls -a "$HOME" | grep -q 'allox-upload' && fail "staging file left behind"
+	umount "$TMP/small"
+	rm -f "$TMP/six"
+else
+	echo "# skipped: cannot mount a tmpfs" >&2
+fi
 
 t "file: upload with path first, into a directory, and without path"
 printf 'one' >"$TMP/one.txt"

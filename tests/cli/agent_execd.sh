@@ -14,6 +14,7 @@ PID=""
 # that outlive a test.
 MARK="4242$$"
 cleanup() {
+	umount "$TMP/small" 2>/dev/null
 	if [ -n "$PID" ]; then
 		# Commands run in process groups of their own and would outlive
 		# an agent that is not PID 1.
@@ -294,6 +295,28 @@ if [ -z "${ALLOX_TEST_NO_RSS:-}" ]; then
 	[ "${hwm:-99999}" -lt 16384 ] || fail "peak RSS ${hwm} kB, over 16 MiB"
 fi
 rm -f "$TMP/big" "$TMP/big.down" "$TMP/up/chunked.bin"
+
+t "upload: a disk that fills up mid-file (on the writer thread) is a 500 with the reason, and nothing is left"
+mkdir -p "$TMP/small"
+if mount -t tmpfs -o size=2m tmpfs "$TMP/small" 2>/dev/null; then
+	head -c 6291456 /dev/urandom >"$TMP/six"
+	req POST /files/upload \
+		-F 'metadata={"path":"'"$TMP"'/small/six.bin"};filename=metadata' -F "file=@$TMP/six"
+	expect_code 500
+	grep -q "No space left on device" "$TMP/body" || fail "reason: $(cat "$TMP/body")"
+	[ -z "$(ls -A "$TMP/small")" ] || fail "left on the full disk: $(ls -A "$TMP/small")"
+	# The agent goes on: the next upload (2 files, one past a buffer) works.
+	head -c 1500000 /dev/urandom >"$TMP/mid"
+	req POST /files/upload \
+		-F 'metadata={"path":"'"$TMP"'/up2/mid1"};filename=metadata' -F "file=@$TMP/mid" \
+		-F 'metadata={"path":"'"$TMP"'/up2/mid2"};filename=metadata' -F "file=@$TMP/mid"
+	expect_code 200
+	cmp -s "$TMP/mid" "$TMP/up2/mid1" && cmp -s "$TMP/mid" "$TMP/up2/mid2" || fail "files after the failure differ"
+	umount "$TMP/small"
+	rm -f "$TMP/six" "$TMP/mid"
+else
+	echo "# skipped: cannot mount a tmpfs" >&2
+fi
 
 t "upload: pairs of parts, errors, empty files"
 printf 'first' >"$TMP/f1"
