@@ -105,6 +105,17 @@ undo:
 	return -1;
 }
 
+/* Queue the buffer being filled; under w->lock. */
+static void enqueue(struct upload_writer *w)
+{
+	int at = (w->qhead + w->qlen) % BUFS;
+
+	w->queue[at] = w->filling;
+	w->queued_len[at] = w->used;
+	w->qlen++;
+	pthread_cond_broadcast(&w->changed);
+}
+
 /* Queue the full buffer being filled and take a free one. Without a
  * thread (no memory or threads left for one), write it here. */
 static int hand_over(struct upload_writer *w)
@@ -118,10 +129,7 @@ static int hand_over(struct upload_writer *w)
 		return 0;
 	}
 	pthread_mutex_lock(&w->lock);
-	w->queue[(w->qhead + w->qlen) % BUFS] = w->filling;
-	w->queued_len[(w->qhead + w->qlen) % BUFS] = w->used;
-	w->qlen++;
-	pthread_cond_broadcast(&w->changed);
+	enqueue(w);
 	while (w->nfree == 0)
 		pthread_cond_wait(&w->changed, &w->lock);
 	w->filling = w->free_list[--w->nfree];
@@ -161,11 +169,8 @@ int upload_writer_finish(struct upload_writer *w)
 		return 0;
 	if (w->started) {
 		pthread_mutex_lock(&w->lock);
-		if (w->used) {
-			w->queue[(w->qhead + w->qlen) % BUFS] = w->filling;
-			w->queued_len[(w->qhead + w->qlen) % BUFS] = w->used;
-			w->qlen++;
-		}
+		if (w->used)
+			enqueue(w);
 		w->closing = true;
 		pthread_cond_broadcast(&w->changed);
 		pthread_mutex_unlock(&w->lock);
