@@ -363,9 +363,21 @@ int ax_cg_remove(const ax_cgroup *cg)
 
 #define HOLD_PREFIX ".freezer-hold-"
 
+/* Where this engine's hold is; false without a v1 freezer. */
+static bool own_hold(char *out, size_t len)
+{
+	cg_mounts m;
+
+	find_mounts(&m);
+	if (!m.path[AX_CG_FREEZER][0])
+		return false;
+	snprintf(out, len, "%s/allox/" HOLD_PREFIX "%ld", m.path[AX_CG_FREEZER], (long)getpid());
+	return true;
+}
+
 static void drop_hold(const char *dir)
 {
-	char state[PATH_MAX + 400];
+	char state[PATH_MAX + 420];
 
 	snprintf(state, sizeof state, "%s/freezer.state", dir);
 	ax_rt_write_file(state, "THAWED");
@@ -376,15 +388,12 @@ static void drop_hold(const char *dir)
  * yet) does not. */
 static bool runs(long pid)
 {
-	char path[64], buf[512], *close_paren;
+	char state;
 
 	if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
 		return false;
-	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-	if (ax_rt_read_small(path, buf, sizeof buf) != 0)
-		return true;        /* another pid namespace's: assume it runs */
-	close_paren = strrchr(buf, ')');
-	return !(close_paren && close_paren[1] == ' ' && close_paren[2] == 'Z');
+	/* Unreadable: another pid namespace's, assume it runs. */
+	return ax_rt_proc_stat((pid_t)pid, &state, NULL) < 0 || (state != 'Z' && state != 'X');
 }
 
 /* Remove the holds of engines that are gone (killed, so they never released). */
@@ -394,7 +403,7 @@ static void drop_stale_holds(const char *parent)
 	struct dirent *ent;
 
 	while (d && (ent = readdir(d))) {
-		char dir[PATH_MAX + 300], *end;   /* parent + a d_name */
+		char dir[PATH_MAX + 400], *end;   /* parent + a d_name */
 		long pid;
 
 		if (strncmp(ent->d_name, HOLD_PREFIX, strlen(HOLD_PREFIX)) != 0)
@@ -411,16 +420,17 @@ static void drop_stale_holds(const char *parent)
 
 void ax_rt_hold_freezer(void)
 {
-	char parent[PATH_MAX + 16], dir[PATH_MAX + 64], state[PATH_MAX + 96];
-	cg_mounts m;
+	char dir[PATH_MAX + 64], state[PATH_MAX + 96], *slash;
 
-	find_mounts(&m);
-	if (!m.path[AX_CG_FREEZER][0])
+	if (!own_hold(dir, sizeof dir))
 		return;
-	snprintf(parent, sizeof parent, "%s/allox", m.path[AX_CG_FREEZER]);
-	drop_stale_holds(parent);
-	snprintf(dir, sizeof dir, "%s/" HOLD_PREFIX "%ld", parent, (long)getpid());
-	if ((mkdir(parent, 0755) < 0 && errno != EEXIST) || (mkdir(dir, 0755) < 0 && errno != EEXIST))
+	slash = strrchr(dir, '/');
+	*slash = '\0';             /* the parent, freezer/allox */
+	drop_stale_holds(dir);
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return;
+	*slash = '/';
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return;
 	snprintf(state, sizeof state, "%s/freezer.state", dir);
 	ax_rt_write_file(state, "FROZEN");
@@ -429,11 +439,7 @@ void ax_rt_hold_freezer(void)
 void ax_rt_release_freezer(void)
 {
 	char dir[PATH_MAX + 64];
-	cg_mounts m;
 
-	find_mounts(&m);
-	if (!m.path[AX_CG_FREEZER][0])
-		return;
-	snprintf(dir, sizeof dir, "%s/allox/" HOLD_PREFIX "%ld", m.path[AX_CG_FREEZER], (long)getpid());
-	drop_hold(dir);
+	if (own_hold(dir, sizeof dir))
+		drop_hold(dir);
 }
