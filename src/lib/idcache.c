@@ -142,10 +142,14 @@ int ax_idcache_append(const char *home, const char *domain, const json_t *edit, 
 		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
 		goto out;
 	}
-	if (ax_mkdir_parent(path, 0700, err) < 0)
-		goto out;
-	/* One write with O_APPEND: concurrent appends do not interleave. */
+	/* One write with O_APPEND: concurrent appends do not interleave. The
+	 * directory is made only when it is missing, not on every append. */
 	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0 && errno == ENOENT) {
+		if (ax_mkdir_parent(path, 0700, err) < 0)
+			goto out;
+		fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	}
 	if (fd < 0 || ax_write_all(fd, line, strlen(line)) < 0 || fstat(fd, &st) < 0) {
 		ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot write %s: %s", path, strerror(errno));
 		goto out;
