@@ -18,6 +18,8 @@
 /* The idle status follows the reply within milliseconds; should it never
  * come (dropped by a kernel's full queue), the reply alone ends the wait. */
 #define IDLE_AFTER_REPLY_MS 2000
+/* How often a request the kernel aborted unrun is sent again. */
+#define ABORTED_RESENDS 3
 
 enum phase {
 	RUNNING,
@@ -149,11 +151,22 @@ static bool escalate(struct exec_state *st, enum phase *phase, long long *deadli
 	return false;
 }
 
+/* silent must be there: without it ipykernel 6 never replies. stop_on_error
+ * is off because requests reach a kernel one at a time here, so there is no
+ * queue to abort; with it on, ipykernel aborts whatever arrives before it
+ * has processed its own end-of-abort event, and the next request, sent the
+ * moment the failed one went idle, could land there on a busy machine. */
 static json_t *execute_content(const char *code)
 {
-	/* silent must be there: without it ipykernel 6 never replies. */
 	return json_pack("{s:s, s:b, s:b, s:{}, s:b, s:b}", "code", code, "silent", 0, "store_history", 1,
-			 "user_expressions", "allow_stdin", 0, "stop_on_error", 1);
+			 "user_expressions", "allow_stdin", 0, "stop_on_error", 0);
+}
+
+/* The kernel skipped the request without running any of it: a kernel that
+ * aborts after errors whatever stop_on_error says. Sending it again is safe. */
+static bool aborted_unrun(const struct exec_state *st)
+{
+	return st->replied && !st->timed_out && !st->abandoned && strcmp(st->reply_status, "aborted") == 0;
 }
 
 /* The HTTP client closed its end (EOF or an error). Bytes it sent are not
@@ -227,13 +240,25 @@ int jx_execute(struct jk_kernel *k, const char *code, int timeout_ms, int client
 	struct exec_state st = { .k = k };
 	char why[128], note[512];
 	bool ended;
+	long long deadline = now_ms() + timeout_ms;
+	int sends = 0;
 
 	memset(run, 0, sizeof *run);
-	if (jc_send(k->shell, k->key, k->session, "execute_request", execute_content(code), run->msg_id) < 0)
-		return ag_jupyter_fail(err, 500, "kernel %s: cannot send execute_request: %s", k->name, strerror(errno));
 	st.msg_id = run->msg_id;
 	jo_init(&st.outs);
-	ended = await_end(&st, timeout_ms, client_fd);
+	do {
+		if (sends++) {
+			ag_log("kernel %s: request %s aborted unrun: sending it again", k->name, run->msg_id);
+			st.replied = st.idle = false;
+		}
+		if (jc_send(k->shell, k->key, k->session, "execute_request", execute_content(code), run->msg_id) < 0) {
+			jo_free(&st.outs);
+			json_decref(st.execution_count);
+			return ag_jupyter_fail(err, 500, "kernel %s: cannot send execute_request: %s", k->name,
+					       strerror(errno));
+		}
+		ended = await_end(&st, (int)(deadline - now_ms() > 0 ? deadline - now_ms() : 0), client_fd);
+	} while (ended && aborted_unrun(&st) && sends <= ABORTED_RESENDS);
 	if (!ended) {
 		run->kernel_lost = true;
 		if (st.timed_out)

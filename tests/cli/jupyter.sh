@@ -55,6 +55,37 @@ expect_rc 1
 jq -e '.status == "error" and .outputs[-1].ename == "ZeroDivisionError" and (.outputs[-1].traceback | length > 0)' \
 	"$TMP/out" >/dev/null || fail "json"
 
+t "the call after an error runs: nothing is aborted, however long the kernel would abort for"
+# ipykernel aborts what arrives in its abort window after an error; a
+# request sent the moment the failed one ended could land there (seen
+# after an interrupt on a busy CI machine). A 5 s window makes it certain.
+run allox aio jupyter run -c "get_ipython().kernel.stop_on_error_timeout = 5.0"
+expect_rc 0
+run allox aio jupyter run -c "1/0"
+expect_rc 1
+run allox aio jupyter run -c "print(x)"
+expect_rc 0
+expect_out "41"
+run allox aio jupyter run -c "get_ipython().kernel.stop_on_error_timeout = 0.0"
+expect_rc 0
+
+t "a request the kernel aborts unrun is sent again"
+cat > "$TMP/abort_next.py" <<'EOF'
+k = get_ipython().kernel
+plain = k._send_abort_reply
+def once(*args):
+    k._aborting = False
+    k._send_abort_reply = plain
+    plain(*args)
+k._send_abort_reply = once
+k._aborting = True
+EOF
+run allox aio jupyter run -f "$TMP/abort_next.py"
+expect_rc 0
+run allox aio jupyter run -c "print(x)" -o json
+expect_rc 0
+jq -e '.status == "ok" and .outputs[0].text == "41\n"' "$TMP/out" >/dev/null || fail "json"
+
 t "code from standard input and from a file"
 printf 'y = x - 1\nprint("from stdin", y)\n' | allox aio jupyter run -f - >"$TMP/out" 2>"$TMP/err"
 rc=$?
