@@ -414,13 +414,26 @@ static int copy_dir(copy *c, int sfd, int dfd, char **names, size_t n, const str
 	return rc;
 }
 
-/* An empty directory without xattrs right under the top: the writable
- * layer of an exposed system directory (/usr, /opt...) the sandbox never
- * wrote to. A restore mounts a fresh one, and a layer without it means the
- * same, so a capture leaves it out. */
+/* Overlayfs (Linux 6.6 and later) stamps each upper directory's root with
+ * this when it mounts it; it says nothing about the files, and a layer
+ * mounted as a lower one never reads it. */
+#define OVERLAY_UUID "trusted.overlay.uuid"
+
+static bool no_xattrs_but_uuid(int fd)
+{
+	char names[sizeof OVERLAY_UUID + 1];
+	ssize_t len = flistxattr(fd, names, sizeof names);
+
+	return len == 0 || (len == (ssize_t)sizeof OVERLAY_UUID && memcmp(names, OVERLAY_UUID, (size_t)len) == 0);
+}
+
+/* An empty directory right under the top with no xattr but overlayfs' own
+ * stamp: the writable layer of an exposed system directory (/usr, /opt...)
+ * the sandbox never wrote to. A restore mounts a fresh one, and a layer
+ * without it means the same, so a capture leaves it out. */
 static bool empty_plain_top(const copy *c, int fd, size_t n)
 {
-	return c->skip_empty_top && c->depth == 0 && n == 0 && flistxattr(fd, NULL, 0) == 0;
+	return c->skip_empty_top && c->depth == 0 && n == 0 && no_xattrs_but_uuid(fd);
 }
 
 static int copy_subdir(copy *c, int sdir, int ddir, const char *name, const struct stat *st)

@@ -8,8 +8,9 @@
  * caller falls back to cp -a. */
 #define AX_COPY_OUT_OF_FDS 1
 
-/* FLAGS: leave out empty directories without xattrs right under SRC (the
- * untouched upper directories of a writable layer). */
+/* FLAGS: leave out empty directories right under SRC without xattrs but
+ * overlayfs' uuid stamp (the untouched upper directories of a writable
+ * layer). */
 #define AX_COPY_SKIP_EMPTY_TOP 1
 
 /* Copy directory SRC to DST (which must not exist) as cp -a would. 0 (and

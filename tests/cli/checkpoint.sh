@@ -47,6 +47,11 @@ jq -e --arg s "$SRC" '.sandbox_id == $s and .name == "sized" and .state == "Read
 	(.id | test("^[0-9a-f-]{36}$")) and .size_bytes >= 1048576 and (.seconds | type == "number") and
 	(.created_at | test("Z$"))' "$TMP/out" >/dev/null || fail "create output"
 SIZED=$(jq -r .id "$TMP/out")
+# The upper directories of the exposed system directories the sandbox never
+# wrote to (overlayfs stamps a uuid on each when it mounts them) are left out.
+for d in "$LAYERS/$SIZED"/*/; do
+	[ -n "$(ls -A "$d")" ] || fail "an untouched directory was captured: ${d#"$LAYERS/$SIZED/"}"
+done
 
 t "the engine answers a quick capture already Ready, with its size"
 curl -s -D "$TMP/hdr" -o "$TMP/snap.json" --unix-socket "$ALLOX_HOME/run/engine.sock" -X POST \
