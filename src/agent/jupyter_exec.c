@@ -240,7 +240,7 @@ int jx_execute(struct jk_kernel *k, const char *code, int timeout_ms, int client
 	struct exec_state st = { .k = k };
 	char why[128], note[512];
 	bool ended;
-	long long deadline = now_ms() + timeout_ms;
+	long long deadline = now_ms() + timeout_ms, left;
 	int sends = 0;
 
 	memset(run, 0, sizeof *run);
@@ -257,7 +257,8 @@ int jx_execute(struct jk_kernel *k, const char *code, int timeout_ms, int client
 			return ag_jupyter_fail(err, 500, "kernel %s: cannot send execute_request: %s", k->name,
 					       strerror(errno));
 		}
-		ended = await_end(&st, (int)(deadline - now_ms() > 0 ? deadline - now_ms() : 0), client_fd);
+		left = deadline - now_ms();
+		ended = await_end(&st, left > 0 ? (int)left : 0, client_fd);
 	} while (ended && aborted_unrun(&st) && sends <= ABORTED_RESENDS);
 	if (!ended) {
 		run->kernel_lost = true;

@@ -80,7 +80,8 @@ void upload_sink_placed(struct upload_sink *s)
 
 void upload_sink_discard(struct upload_sink *s)
 {
-	upload_sink_flush(s);
+	upload_writer_drop(s->writer);
+	s->writer = NULL;
 	if (s->fd >= 0)
 		close(s->fd);
 	s->fd = -1;

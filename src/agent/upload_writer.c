@@ -161,7 +161,8 @@ int upload_writer_add(struct upload_writer *w, const void *data, size_t len)
 	return 0;
 }
 
-int upload_writer_finish(struct upload_writer *w)
+/* Stop the thread and free W; KEEP: write what is left first, else drop it. */
+static int end(struct upload_writer *w, bool keep)
 {
 	int e = 0;
 
@@ -169,8 +170,12 @@ int upload_writer_finish(struct upload_writer *w)
 		return 0;
 	if (w->started) {
 		pthread_mutex_lock(&w->lock);
-		if (w->used)
+		if (!keep) {
+			if (!w->err)
+				w->err = ECANCELED;   /* the thread drops what is queued */
+		} else if (w->used) {
 			enqueue(w);
+		}
 		w->closing = true;
 		pthread_cond_broadcast(&w->changed);
 		pthread_mutex_unlock(&w->lock);
@@ -178,7 +183,7 @@ int upload_writer_finish(struct upload_writer *w)
 		e = w->err;
 		pthread_mutex_destroy(&w->lock);
 		pthread_cond_destroy(&w->changed);
-	} else if (w->used && ax_write_all(w->fd, w->buf[w->filling], w->used) < 0) {
+	} else if (keep && w->used && ax_write_all(w->fd, w->buf[w->filling], w->used) < 0) {
 		e = errno;
 	}
 	for (int i = 0; i < BUFS; i++)
@@ -187,4 +192,14 @@ int upload_writer_finish(struct upload_writer *w)
 	if (e)
 		errno = e;
 	return e ? -1 : 0;
+}
+
+int upload_writer_finish(struct upload_writer *w)
+{
+	return end(w, true);
+}
+
+void upload_writer_drop(struct upload_writer *w)
+{
+	end(w, false);
 }

@@ -24,4 +24,8 @@ int upload_writer_add(struct upload_writer *w, const void *data, size_t len);
  * when any write failed. W may be NULL (0). */
 int upload_writer_finish(struct upload_writer *w);
 
+/* Stop the thread and free W, dropping what was not written yet (the file
+ * is about to be removed). W may be NULL. */
+void upload_writer_drop(struct upload_writer *w);
+
 #endif

@@ -42,7 +42,7 @@ typedef struct linked {
 typedef struct copy {
 	int dst_root;             /* the destination's top directory */
 	int depth;                /* of the directory being copied; 0: the top */
-	bool skip_empty_top;      /* see empty_plain_dir */
+	bool skip_empty_top;      /* see empty_plain_top */
 	void *links;              /* tsearch tree of linked */
 	char rel[PATH_MAX];       /* the entry being copied, relative to the top */
 	long long bytes;          /* the copy's size on disk so far */

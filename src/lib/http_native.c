@@ -294,7 +294,6 @@ static int send_file(xfer *x, int fd, int file, unsigned long long offset, unsig
 
 		if (w < 0 && (errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP))
 			return send_file_copy(x, fd, file, at, len, chunk);
-
 		if (w < 0 && (errno == EAGAIN || errno == EINTR)) {
 			if (wait_fd(x, fd, POLLOUT) < 0)
 				return -1;
