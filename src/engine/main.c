@@ -35,7 +35,21 @@ typedef struct options {
 	const char *api_key_file;
 	bool insecure;
 	bool foreground;
+	unsigned uid_base, uid_ranges;
 } options;
+
+static int parse_uint(const char *s, unsigned min, unsigned max, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
 
 time_t ax_engine_now(const ax_engine *e)
 {
@@ -74,6 +88,7 @@ void ax_engine_log(ax_engine *e, const char *fmt, ...)
 static void usage(FILE *f)
 {
 	fputs("Usage: allox-engine [--home DIR] [--listen HOST:PORT [--api-key-file FILE | --insecure]] [--foreground]\n"
+	      "                    [--uid-base UID] [--uid-ranges N]\n"
 	      "\n"
 	      "The local OpenSandbox lifecycle server behind allox-cli. It serves a unix socket in\n"
 	      "$ALLOX_HOME/run/engine.sock (and TCP with --listen), runs sandboxes with bubblewrap and\n"
@@ -84,6 +99,8 @@ static void usage(FILE *f)
 	      "  --api-key-file FILE  the API key for TCP (else $OPEN_SANDBOX_API_KEY)\n"
 	      "  --insecure           serve TCP without an API key\n"
 	      "  --foreground         do not detach; log to stderr too\n"
+	      "  --uid-base UID       first host uid of the sandboxes' uid ranges (default 1073741824)\n"
+	      "  --uid-ranges N       how many ranges of 65536 uids to use from there (default 4096)\n"
 	      "  --version, --help\n", f);
 }
 
@@ -95,6 +112,8 @@ static int parse_args(int argc, char **argv, options *o)
 		{ "api-key-file", required_argument, NULL, 'k' },
 		{ "insecure", no_argument, NULL, 'i' },
 		{ "foreground", no_argument, NULL, 'f' },
+		{ "uid-base", required_argument, NULL, 'u' },
+		{ "uid-ranges", required_argument, NULL, 'r' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -109,6 +128,20 @@ static int parse_args(int argc, char **argv, options *o)
 		case 'k': o->api_key_file = optarg; break;
 		case 'i': o->insecure = true; break;
 		case 'f': o->foreground = true; break;
+		case 'u':
+			if (parse_uint(optarg, AX_UIDRANGE_SIZE, UINT_MAX - AX_UIDRANGE_SIZE, &o->uid_base) < 0) {
+				fprintf(stderr, "allox-engine: --uid-base: expected a uid from %u to %u, got '%s'\n",
+					AX_UIDRANGE_SIZE, UINT_MAX - AX_UIDRANGE_SIZE, optarg);
+				return -1;
+			}
+			break;
+		case 'r':
+			if (parse_uint(optarg, 1, 65535, &o->uid_ranges) < 0) {
+				fprintf(stderr, "allox-engine: --uid-ranges: expected a count from 1 to 65535, got '%s'\n",
+					optarg);
+				return -1;
+			}
+			break;
 		case 'V': printf("allox-engine %s\n", PACKAGE_VERSION); exit(0);
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
@@ -116,6 +149,14 @@ static int parse_args(int argc, char **argv, options *o)
 	}
 	if (optind < argc) {
 		fprintf(stderr, "allox-engine: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	if (!o->uid_base)
+		o->uid_base = AX_UIDRANGE_FIRST;
+	if (!o->uid_ranges)
+		o->uid_ranges = AX_UIDRANGE_COUNT;
+	if ((unsigned long long)o->uid_base + (unsigned long long)o->uid_ranges * AX_UIDRANGE_SIZE > UINT_MAX) {
+		fprintf(stderr, "allox-engine: %u uid ranges from %u go past the last uid\n", o->uid_ranges, o->uid_base);
 		return -1;
 	}
 	return 0;
@@ -314,6 +355,9 @@ int main(int argc, char **argv)
 		e.create_delay_ms = delay ? atol(delay) : 0;
 	}
 	e.agent_path = find_agent();
+	e.uids.dir = AX_UIDRANGE_DIR;
+	e.uids.first = o.uid_base;
+	e.uids.count = o.uid_ranges;
 	e.sandboxes = json_object();
 	e.snapshots = json_object();
 	e.capturing = json_object();
@@ -369,6 +413,7 @@ int main(int argc, char **argv)
 	 * here when they end so we can reap them (the host's init may not). */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	ax_sandboxes_adopt(&e);
+	ax_sandboxes_scan_host(&e, true);
 	ax_snapshots_adopt(&e);
 	ufd = unix_listener(sock, &err);
 	if (ufd < 0)
@@ -406,6 +451,7 @@ int main(int argc, char **argv)
 		if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP)
 			break;
 		ax_sandboxes_reap(&e);
+		ax_sandboxes_scan_host(&e, false);
 		ax_snapshots_sync(&e, false);
 		ax_layers_sweep(&e, false);
 	}
