@@ -17,6 +17,8 @@
 #include "runtime_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <fts.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +41,7 @@ typedef struct ctx {
 	const unsigned *layer_bases;/* their owners' base on disk (spec->layer_bases) */
 	unsigned base;              /* spec->uid_base */
 	unsigned staged;            /* idmap/<n> directories made so far */
+	char empty_file[PATH_MAX + 16]; /* an empty file to bind over masked ones */
 	ax_host_layout hl;          /* host image only */
 } ctx;
 
@@ -194,6 +197,44 @@ too_long:
 		       dst, OVL_OPTS_MAX);
 }
 
+/* A bind can't carry the host mask's whiteouts: cover each masked path
+ * under HOSTDIR itself, a file with an empty read-only file (the /.allox
+ * tmpfs's), a directory with an empty read-only tmpfs. */
+static int cover_masked(ctx *c, const char *hostdir, ax_error *err)
+{
+	char mask[PATH_MAX + 64], dst[PATH_MAX * 2];
+	char *roots[] = { mask, NULL };
+	FTS *fts;
+	FTSENT *f;
+
+	if (!c->spec->host_mask)
+		return 0;
+	snprintf(mask, sizeof mask, "%s%s", c->spec->host_mask, hostdir);
+	if (!is_dir(mask))
+		return 0;
+	fts = fts_open(roots, FTS_PHYSICAL | FTS_NOCHDIR, NULL);
+	if (!fts)
+		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot read %s: %s", mask, strerror(errno));
+	while ((f = fts_read(fts))) {
+		bool opaque = f->fts_info == FTS_D && f->fts_level > 0 &&
+			      getxattr(f->fts_path, "trusted.overlay.opaque", NULL, 0) > 0;
+		bool whiteout = f->fts_info == FTS_DEFAULT && S_ISCHR(f->fts_statp->st_mode);
+
+		if (!opaque && !whiteout)
+			continue;
+		snprintf(dst, sizeof dst, "%s%s%s", c->rf->merged, hostdir, f->fts_path + strlen(mask));
+		if (opaque) {
+			ax_plan_add(&c->rf->mounts, AX_OP_TMPFS, NULL, dst, "mode=0700,size=4k,nr_inodes=4");
+			ax_plan_add(&c->rf->mounts, AX_OP_REMOUNT_RO, NULL, dst, NULL);
+			fts_set(fts, f, FTS_SKIP);
+		} else {
+			ax_plan_add(&c->rf->mounts, AX_OP_BIND_RO, c->empty_file, dst, NULL);
+		}
+	}
+	fts_close(fts);
+	return 0;
+}
+
 /* An exposed dir that holds engine state can't be an overlay lower (the
  * layers would overlap): bind it read-only and cover the state with tmpfs. */
 static int add_covered_bind(ctx *c, const char *hostdir, ax_error *err)
@@ -228,7 +269,7 @@ static int add_covered_bind(ctx *c, const char *hostdir, ax_error *err)
 		ax_plan_add(&c->rf->mounts, AX_OP_REMOUNT_RO, NULL, dst, NULL);
 	}
 	ax_rt_note(c->rf->note, sizeof c->rf->note, "%s is read-only (it holds engine state)", hostdir);
-	return 0;
+	return cover_masked(c, hostdir, err);
 }
 
 static bool holds_state(const ctx *c, const char *hostdir)
@@ -335,6 +376,17 @@ static int setup_dirs(ctx *c, ax_error *err)
 		snprintf(path, sizeof path, "%s/%s", c->sd, sub[i]);
 		if (mkdir(path, 0700) < 0 && errno != EEXIST)
 			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create %s: %s", path, strerror(errno));
+	}
+	/* Bound over host files the sandbox may not read (cover_masked): empty,
+	 * and host root's, so unreadable inside as well. */
+	snprintf(c->empty_file, sizeof c->empty_file, "%s/idmap/empty", c->sd);
+	{
+		int fd = open(c->empty_file, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0);
+
+		if (fd < 0)
+			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create %s: %s", c->empty_file,
+				       strerror(errno));
+		close(fd);
 	}
 	c->rf->merged = ax_rt_fmt("%s/merged", c->sd);
 	return c->rf->merged ? 0 : ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "out of memory");

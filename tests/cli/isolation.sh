@@ -122,4 +122,21 @@ expect_rc 0
 	fail "claim of $R kept"
 
 stop_engine
+
+t "with ALLOX_HOME under /var (bound, not overlaid), /var's secrets stay hidden too"
+secret=$(find /var -xdev -type f ! -perm -o=r ! -path '/var/tmp/*' 2>/dev/null | head -1)
+if [ -n "$secret" ]; then
+	VARHOME=$(mktemp -d /var/tmp/allox-isolation.XXXXXX)
+	(
+		export ALLOX_HOME="$VARHOME"
+		STATE="$ALLOX_HOME/engine/sandboxes"
+		allox sandbox create >/dev/null || echo "create failed" >&2
+		allox run -- "cat '$secret'" >/dev/null 2>&1 && echo "$secret readable" >&2
+		allox run -- 'touch /var/x' >/dev/null 2>&1 && echo "/var writable" >&2
+		stop_engine
+	) 2>"$TMP/varhome"
+	rm -rf "$VARHOME"
+	[ ! -s "$TMP/varhome" ] || fail "$(cat "$TMP/varhome")"
+fi
+
 done_testing
