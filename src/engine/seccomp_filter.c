@@ -202,7 +202,12 @@ int ax_seccomp_filter_fd(bool allow_nesting, ax_error *err)
 
 	if (!ctx)
 		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "seccomp: cannot create a filter");
+	/* libseccomp offers KILL_PROCESS only when it saw the kernel's
+	 * seccomp() answer (not under valgrind, say). KILL_THREAD stops the
+	 * call just as well; the process's other threads live on. */
 	rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	if (rc == -EINVAL)
+		rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_THREAD);
 	if (rc < 0)
 		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "seccomp: cannot set the other ABIs' action: %s", strerror(-rc));
 	else if (add_rules(ctx, allow_nesting, err) == 0)
