@@ -4,10 +4,10 @@
  * denies to a container without extra capabilities that matter here (mounts,
  * keys, modules, clocks, new user namespaces, ...), which fail with EPERM as
  * under Docker. The kernel checks capabilities too, but against the sandbox's
- * own user namespace, where its root holds them: the filter is what stops a
- * sandbox from mounting over its masked paths, and it keeps code that needs no
- * capability at all (bpf, perf, io_uring, userfaultfd) away from the kernel's
- * riskiest interfaces. ptrace and process_vm_readv/writev stay allowed, as
+ * own user namespace, where its root holds them: the filter is what keeps
+ * that root from mounting and unmounting (and so from uncovering masked
+ * paths), and it keeps code that needs no capability at all (bpf, perf,
+ * io_uring, userfaultfd) away from the kernel's riskiest interfaces. ptrace and process_vm_readv/writev stay allowed, as
  * under Docker since Linux 4.8 (the filter sees a call again after a tracer
  * changed it, so tracing cannot get around it).
  *
