@@ -23,6 +23,7 @@ typedef struct ax_engine {
 	const char *clock_file;/* test-only clock offset (ALLOX_ENGINE_CLOCK_OFFSET_FILE) */
 	long create_delay_ms;  /* test-only pause between spawn and Running (ALLOX_ENGINE_TEST_CREATE_DELAY_MS) */
 	ax_uidrange uids;      /* host uid ranges sandboxes are mapped to */
+	bool nesting;          /* sandboxes may create user namespaces (--allow-nesting) */
 	char host_mask[4096];  /* under lock: the host image's mask layer (host_mask.c), "" = none */
 	long long host_mask_ms;/* CLOCK_MONOTONIC ms of its last scan */
 	FILE *log;

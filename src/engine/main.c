@@ -36,6 +36,7 @@ typedef struct options {
 	bool insecure;
 	bool foreground;
 	unsigned uid_base, uid_ranges;
+	bool nesting;
 } options;
 
 static int parse_uint(const char *s, unsigned min, unsigned max, unsigned *out)
@@ -88,7 +89,7 @@ void ax_engine_log(ax_engine *e, const char *fmt, ...)
 static void usage(FILE *f)
 {
 	fputs("Usage: allox-engine [--home DIR] [--listen HOST:PORT [--api-key-file FILE | --insecure]] [--foreground]\n"
-	      "                    [--uid-base UID] [--uid-ranges N]\n"
+	      "                    [--uid-base UID] [--uid-ranges N] [--allow-nesting]\n"
 	      "\n"
 	      "The local OpenSandbox lifecycle server behind allox-cli. It serves a unix socket in\n"
 	      "$ALLOX_HOME/run/engine.sock (and TCP with --listen), runs sandboxes with bubblewrap and\n"
@@ -101,6 +102,7 @@ static void usage(FILE *f)
 	      "  --foreground         do not detach; log to stderr too\n"
 	      "  --uid-base UID       first host uid of the sandboxes' uid ranges (default 1073741824)\n"
 	      "  --uid-ranges N       how many ranges of 65536 uids to use from there (default 4096)\n"
+	      "  --allow-nesting      let sandboxes create user namespaces (nested sandboxes)\n"
 	      "  --version, --help\n", f);
 }
 
@@ -114,6 +116,7 @@ static int parse_args(int argc, char **argv, options *o)
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "uid-base", required_argument, NULL, 'u' },
 		{ "uid-ranges", required_argument, NULL, 'r' },
+		{ "allow-nesting", no_argument, NULL, 'N' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -128,6 +131,7 @@ static int parse_args(int argc, char **argv, options *o)
 		case 'k': o->api_key_file = optarg; break;
 		case 'i': o->insecure = true; break;
 		case 'f': o->foreground = true; break;
+		case 'N': o->nesting = true; break;
 		case 'u':
 			if (parse_uint(optarg, AX_UIDRANGE_SIZE, UINT_MAX - AX_UIDRANGE_SIZE, &o->uid_base) < 0) {
 				fprintf(stderr, "allox-engine: --uid-base: expected a uid from %u to %u, got '%s'\n",
@@ -358,6 +362,7 @@ int main(int argc, char **argv)
 	e.uids.dir = AX_UIDRANGE_DIR;
 	e.uids.first = o.uid_base;
 	e.uids.count = o.uid_ranges;
+	e.nesting = o.nesting;
 	e.sandboxes = json_object();
 	e.snapshots = json_object();
 	e.capturing = json_object();

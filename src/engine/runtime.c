@@ -2,6 +2,7 @@
  * bwrap, then learn PID 1's host pid from --info-fd and wait until it has
  * exec'd argv, so setup failures are reported here and not discovered later. */
 #include "runtime_spawn.h"
+#include "seccomp_filter.h"
 #include "userns.h"
 
 #include <errno.h>
@@ -243,6 +244,7 @@ static int wait_exec(pid_t pid, unsigned long long start, const struct stat *bwr
 typedef struct launch {
 	int status[2], info[2], log_fd, null_fd, cg_fds[AX_CG_N];
 	int userns_fd, idmap_fds[AX_IDMAPS_MAX];   /* idmap_fds[k] may be userns_fd: close once */
+	int seccomp_fd;                            /* read (once) by bwrap */
 	off_t log_off;
 } launch;
 
@@ -323,6 +325,7 @@ static void close_fds(launch *l)
 		if (l->idmap_fds[k] != l->userns_fd)
 			close_fd(&l->idmap_fds[k]);
 	close_fd(&l->userns_fd);
+	close_fd(&l->seccomp_fd);
 }
 
 static int spawn(const ax_rt_spec *s, const ax_rootfs *rf, const ax_cgroup *cg, ax_rt_handle *h, launch *l,
@@ -340,6 +343,9 @@ static int spawn(const ax_rt_spec *s, const ax_rootfs *rf, const ax_cgroup *cg, 
 			       strerror(errno));
 	if (open_fds(s, cg, l, err) < 0 || open_userns(s, rf, l, err) < 0)
 		return -1;
+	l->seccomp_fd = high_fd(ax_seccomp_filter_fd(s->nesting, err));
+	if (l->seccomp_fd < 0)
+		return -1;
 	memset(&sp, 0, sizeof sp);
 	sp.mounts = &rf->mounts;
 	sp.root = rf->merged;
@@ -351,7 +357,7 @@ static int spawn(const ax_rt_spec *s, const ax_rootfs *rf, const ax_cgroup *cg, 
 	sp.keep_fds = s->keep_fds;
 	sp.idmap_fds = l->idmap_fds;
 	sp.userns_fd = l->userns_fd;
-	sp.seccomp_fd = -1;
+	sp.seccomp_fd = l->seccomp_fd;
 	sp.uid_base = s->uid_base;
 	bwrap_argv(s, rf, &sp, &av);
 	if (av.oom) {
@@ -409,7 +415,7 @@ int ax_rt_start(const ax_rt_spec *spec, ax_rt_handle *h, ax_error *err)
 	}
 	h->cgroup = ax_cg_can_freeze(&cg);
 	memset(&l, 0, sizeof l);
-	l.status[0] = l.status[1] = l.info[0] = l.info[1] = l.log_fd = l.null_fd = l.userns_fd = -1;
+	l.status[0] = l.status[1] = l.info[0] = l.info[1] = l.log_fd = l.null_fd = l.userns_fd = l.seccomp_fd = -1;
 	for (int k = 0; k < AX_CG_N; k++)
 		l.cg_fds[k] = -1;
 	for (int k = 0; k < AX_IDMAPS_MAX; k++)

@@ -35,6 +35,7 @@ typedef struct ax_rt_spec {
 	const unsigned *layer_bases; /* per layer: the host uid its files' owners start at (the
 	                              * uid_base of the sandbox that captured it; 0 for layers stored
 	                              * unshifted); NULL = all 0 */
+	bool nesting;                /* may create user namespaces (nested sandboxes) */
 	long long memory_bytes;      /* 0 = no limit */
 	long long pids_max;          /* 0 = no limit; counts bwrap's monitor process too */
 } ax_rt_spec;

@@ -420,6 +420,7 @@ static int spawn(ax_engine *e, json_t *rec, ax_error *err)
 	spec.uid_base = (unsigned)json_integer_value(json_object_get(rec, "uidBase"));
 	spec.hide_path = e->home;
 	spec.host_mask = e->host_mask[0] ? e->host_mask : NULL;
+	spec.nesting = e->nesting;
 	/* Fail closed: without its mask a host sandbox would read the host's secrets. */
 	if (!spec.host_mask && strcmp(spec.image ?: "", "host") == 0) {
 		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot hide the host's private files (see the engine's log)");

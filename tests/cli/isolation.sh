@@ -75,6 +75,8 @@ inside 'grep ^CapEff /proc/self/status'
 expect_out "CapEff:	00000000a80425fb"
 inside 'unshare -U true'
 [ "$rc" -ne 0 ] || fail "a new user namespace was created"
+inside 'grep ^Seccomp: /proc/self/status'
+expect_out "Seccomp:	2"
 
 t "non-root users exist inside, and own files on the host as their range"
 inside 'setpriv --reuid=65534 --regid=65534 --clear-groups id -u; touch f && chown 1000:1000 f && stat -c %u:%g f'
