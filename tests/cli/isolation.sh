@@ -123,22 +123,23 @@ expect_rc 0
 [ ! -e "/run/allox/uid-ranges/$RBASE" ] || [ "$(cat "/run/allox/uid-ranges/$RBASE")" != "$STATE/$R" ] ||
 	fail "claim of $R kept"
 
-stop_engine
-
-t "with ALLOX_HOME under /var (bound, not overlaid), /var's secrets stay hidden too"
+t "another engine (ALLOX_HOME under /var: bound, not overlaid) gets another range and hides /var's secrets"
 secret=$(find /var -xdev -type f ! -perm -o=r ! -path '/var/tmp/*' 2>/dev/null | head -1)
-if [ -n "$secret" ]; then
-	VARHOME=$(mktemp -d /var/tmp/allox-isolation.XXXXXX)
-	(
-		export ALLOX_HOME="$VARHOME"
-		STATE="$ALLOX_HOME/engine/sandboxes"
-		allox sandbox create >/dev/null || echo "create failed" >&2
+VARHOME=$(mktemp -d /var/tmp/allox-isolation.XXXXXX)
+(
+	export ALLOX_HOME="$VARHOME"
+	STATE="$ALLOX_HOME/engine/sandboxes"
+	id=$(allox sandbox create -o json | jq -r .id) || echo "create failed" >&2
+	[ "$(base_of "$id")" != "$BASE" ] || echo "both engines' sandboxes got range $BASE" >&2
+	if [ -n "$secret" ]; then
 		allox run -- "cat '$secret'" >/dev/null 2>&1 && echo "$secret readable" >&2
-		allox run -- 'touch /var/x' >/dev/null 2>&1 && echo "/var writable" >&2
-		stop_engine
-	) 2>"$TMP/varhome"
-	rm -rf "$VARHOME"
-	[ ! -s "$TMP/varhome" ] || fail "$(cat "$TMP/varhome")"
-fi
+	fi
+	allox run -- 'touch /var/x' >/dev/null 2>&1 && echo "/var writable" >&2
+	stop_engine
+) 2>"$TMP/varhome"
+rm -rf "$VARHOME"
+[ ! -s "$TMP/varhome" ] || fail "$(cat "$TMP/varhome")"
+
+stop_engine
 
 done_testing
