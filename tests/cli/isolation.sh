@@ -117,6 +117,19 @@ expect_out "1000:1000
 find "$ALLOX_HOME/engine/layers" -mindepth 2 -user 0 > "$TMP/rootfiles"
 [ ! -s "$TMP/rootfiles" ] || fail "host-root files in layers: $(head -3 "$TMP/rootfiles")"
 
+t "an engine restart keeps each sandbox's range; new sandboxes get free ones"
+old=$(engine_pid)
+kill -9 "$old"
+wait_until 10 gone "$old" || fail "engine survived kill -9"
+run allox run "$ID" 'cat /proc/self/uid_map'
+expect_rc 0
+[ "$(awk '{print $2}' "$TMP/out")" = "$BASE" ] || fail "range after restart: $(cat "$TMP/out")"
+run allox sandbox create -o json
+N=$(jq -r .id "$TMP/out")
+NBASE=$(base_of "$N")
+[ -n "$NBASE" ] && [ "$NBASE" != "$BASE" ] && [ "$NBASE" != "$RBASE" ] || fail "new range $NBASE (live: $BASE $RBASE)"
+run allox sandbox kill "$N"
+
 t "deleting a sandbox gives its range back"
 run allox sandbox kill "$R"
 expect_rc 0
