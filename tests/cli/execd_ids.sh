@@ -1,6 +1,7 @@
 #!/bin/sh
 # Other users inside a real sandbox, through the agent's execd routes: the
-# uid/gid fields of POST /command (foreground and background). The
+# uid/gid fields of POST /command (foreground and background), and the
+# owner/group of uploads, /files/permissions and /directories. The
 # sandbox's user namespace maps ids 0-65535, so those work and 70000 gets
 # a clear refusal. Runs a real local engine in a private ALLOX_HOME.
 . "${TESTS_DIR:-tests}/cli/lib.sh"
@@ -45,6 +46,14 @@ sh_as() {
 # ev FILTER: FILTER holds for the array of events in $TMP/out.
 ev() {
 	jq -e -s "$1" "$TMP/out" >/dev/null 2>&1 || fail "events fail: $1"
+}
+
+# upload META CONTENT: POST /files/upload of one file.
+upload() {
+	printf '%s' "$2" >"$TMP/payload"
+	printf '%s' "$1" >"$TMP/meta.json"
+	req POST /files/upload -F "metadata=@$TMP/meta.json;filename=metadata;type=application/json" \
+		-F "file=@$TMP/payload;type=application/octet-stream"
 }
 
 # owner_of PATH: uid:gid mode inside the sandbox.
@@ -150,6 +159,58 @@ cmd '{"command":"id -u","uid":70000,"background":true}'
 [ "$code" = 500 ] || fail "status $code"
 jq -e '.code == "RUNTIME_ERROR" and .message == "error running commands uid 70000 is not mapped in this sandbox (uids 0-65535)"' \
 	"$TMP/out" >/dev/null || fail "answer"
+
+t "upload with an owner by name and group by name"
+upload '{"path":"/tmp/ids/up-nobody","owner":"nobody","group":"'"$(sh_as "" "getent group $NOBODY_GID | cut -d: -f1")"'","mode":640}' x
+[ "$code" = 200 ] || fail "status $code"
+[ "$(owner_of /tmp/ids/up-nobody)" = "65534:$NOBODY_GID 640" ] || fail "owner $(stdout_of)"
+
+t "upload with a numeric owner and group"
+upload '{"path":"/tmp/ids/up-1000","owner":"1000","group":"1000","mode":600}' y
+[ "$code" = 200 ] || fail "status $code"
+[ "$(owner_of /tmp/ids/up-1000)" = "1000:1000 600" ] || fail "owner $(stdout_of)"
+[ "$(sh_as 1000 'cat /tmp/ids/up-1000')" = y ] || fail "its owner cannot read it"
+
+t "an upload that replaces a file without naming an owner keeps the file's owner"
+upload '{"path":"/tmp/ids/up-1000"}' z
+[ "$code" = 200 ] || fail "status $code"
+[ "$(owner_of /tmp/ids/up-1000)" = "1000:1000 600" ] || fail "owner $(stdout_of)"
+
+t "/files/permissions with names and numbers"
+sh_as "" 'touch /tmp/ids/p1 /tmp/ids/p2' >/dev/null
+req POST /files/permissions -H 'Content-Type: application/json' \
+	--data-binary '{"/tmp/ids/p1":{"owner":"nobody","mode":600},"/tmp/ids/p2":{"owner":"1000","group":"4301","mode":0}}'
+[ "$code" = 200 ] || fail "status $code $(cat "$TMP/out")"
+[ "$(owner_of /tmp/ids/p1)" = "65534:0 600" ] || fail "p1 $(stdout_of)"
+[ "$(owner_of /tmp/ids/p2)" = "1000:4301 644" ] || fail "p2 $(stdout_of)"
+req GET '/files/info?path=/tmp/ids/p1&path=/tmp/ids/p2'
+jq -e '.["/tmp/ids/p1"].owner == "nobody" and .["/tmp/ids/p2"].group == "idextra"' "$TMP/out" >/dev/null || fail "info"
+
+t "/directories gives the directories it makes their owner"
+req POST /directories -H 'Content-Type: application/json' \
+	--data-binary '{"/tmp/ids/d/sub":{"owner":"65534","group":"65534","mode":750}}'
+[ "$code" = 200 ] || fail "status $code $(cat "$TMP/out")"
+[ "$(owner_of /tmp/ids/d)" = "65534:65534 755" ] || fail "d $(stdout_of)"
+[ "$(owner_of /tmp/ids/d/sub)" = "65534:65534 750" ] || fail "sub $(stdout_of)"
+
+t "an owner or group the sandbox does not map is refused up front, and nothing is made"
+upload '{"path":"/tmp/ids/up-70000","owner":"70000"}' x
+[ "$code" = 400 ] || fail "upload status $code"
+jq -e '.message == "invalid metadata: owner: uid 70000 is not mapped in this sandbox (uids 0-65535)"' "$TMP/out" >/dev/null ||
+	fail "upload answer"
+req POST /files/permissions -H 'Content-Type: application/json' --data-binary '{"/tmp/ids/p1":{"group":"70000"}}'
+[ "$code" = 400 ] && jq -e '.message == "/tmp/ids/p1: group: gid 70000 is not mapped in this sandbox (gids 0-65535)"' \
+	"$TMP/out" >/dev/null || fail "permissions: $code $(cat "$TMP/out")"
+req POST /directories -H 'Content-Type: application/json' --data-binary '{"/tmp/ids/d70000":{"owner":"70000"}}'
+[ "$code" = 400 ] || fail "directories status $code"
+[ "$(sh_as "" 'ls /tmp/ids | grep -c 70000')" = 0 ] || fail "something was made"
+[ "$(owner_of /tmp/ids/p1)" = "65534:0 600" ] || fail "p1 changed"
+
+t "numeric owners that would wrap are unknown users"
+for o in 4294967296 -1 ' 1'; do
+	upload "$(jq -nc --arg o "$o" '{path: "/tmp/ids/wrap", owner: $o}')" x
+	[ "$code" = 400 ] || fail "owner '$o': $code"
+done
 
 expect_clean_stop
 done_testing
