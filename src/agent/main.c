@@ -174,12 +174,21 @@ static void occupy_std_fds(void)
 static void close_strays(int keep_a, int keep_b)
 {
 	int lo = keep_a < keep_b ? keep_a : keep_b, hi = keep_a < keep_b ? keep_b : keep_a;
+	unsigned from = 3;
 
-	if (lo > 3)
-		syscall(SYS_close_range, 3U, (unsigned)lo - 1, 0U);
-	if (hi > lo + 1)
-		syscall(SYS_close_range, (unsigned)lo + 1, (unsigned)hi - 1, 0U);
-	syscall(SYS_close_range, (unsigned)hi + 1, ~0U, 0U);
+	/* A kept fd below 3 (--listen-fd 0) is a standard one: the gaps start
+	 * at 3 all the same, or stdout and stderr would go. */
+	if (lo >= 3) {
+		if ((unsigned)lo > from)
+			syscall(SYS_close_range, from, (unsigned)lo - 1, 0U);
+		from = (unsigned)lo + 1;
+	}
+	if (hi >= 3) {
+		if ((unsigned)hi > from)
+			syscall(SYS_close_range, from, (unsigned)hi - 1, 0U);
+		from = (unsigned)hi + 1;
+	}
+	syscall(SYS_close_range, from, ~0U, 0U);
 }
 
 /* Check FD is a listening TCP socket, mark it CLOEXEC and describe it in WHERE. */
