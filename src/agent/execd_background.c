@@ -141,7 +141,7 @@ static int start_thread(struct pump *p, ax_error *err)
 }
 
 int ag_background_start(const struct ag_ctx *ctx, struct ag_cmd *cmd, const char *command, const char *cwd,
-			const char *const *env, int64_t timeout_ms, ax_error *err)
+			const char *const *env, const struct ag_ident *ident, int64_t timeout_ms, ax_error *err)
 {
 	struct pump *p = calloc(1, sizeof *p);
 	int log_fd;
@@ -158,7 +158,7 @@ int ag_background_start(const struct ag_ctx *ctx, struct ag_cmd *cmd, const char
 		goto fail;
 	}
 	ag_cmd_set_log(cmd, log_fd);
-	if (ag_proc_start(ctx, command, cwd, env, true, &p->proc, err) < 0)
+	if (ag_proc_start_as(ctx, command, cwd, env, true, ident, &p->proc, err) < 0)
 		goto fail_log;
 	p->ctx = ctx;
 	p->cmd = cmd;

@@ -11,10 +11,11 @@
 #include "execd_registry.h"
 #include "spawn.h"
 
-/* Start COMMAND in the background as CMD (TIMEOUT_MS 0: none). On success
- * the caller's reference to CMD passes to the thread, which owns the
- * process from then on; on failure the caller keeps it. */
+/* Start COMMAND in the background as CMD (TIMEOUT_MS 0: none), as IDENT
+ * (NULL: the agent's own identity). On success the caller's reference to
+ * CMD passes to the thread, which owns the process from then on; on
+ * failure the caller keeps it. */
 int ag_background_start(const struct ag_ctx *ctx, struct ag_cmd *cmd, const char *command, const char *cwd,
-			const char *const *env, int64_t timeout_ms, ax_error *err);
+			const char *const *env, const struct ag_ident *ident, int64_t timeout_ms, ax_error *err);
 
 #endif

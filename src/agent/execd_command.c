@@ -12,6 +12,7 @@
 #include "execd_http.h"
 #include "execd_registry.h"
 #include "execd_stream.h"
+#include "ident.h"
 #include "timeutil.h"
 
 /* How long DELETE /command lets a command handle SIGTERM before SIGKILL
@@ -25,6 +26,9 @@ struct run_request {
 	bool background;
 	int64_t timeout_ms;     /* 0: none */
 	char **env;             /* "K=V", NULL-terminated */
+	bool has_uid, has_gid;  /* run as uid (and gid), else as the agent */
+	uid_t uid;
+	gid_t gid;
 };
 
 static void run_request_free(struct run_request *r)
@@ -97,21 +101,28 @@ static int parse_cwd(json_t *cwd, struct run_request *r, char *msg, size_t size)
 	return 0;
 }
 
-/* uid/gid can only be what the agent already runs as: switching identity is
- * not supported. Returns 1 when they ask for another one. */
-static int other_identity(json_t *uid, json_t *gid)
+/* A uid or gid: the official execd's *uint32, so 0 to 4294967295. */
+static int parse_id(json_t *v, bool *set, uint32_t *id)
 {
-	return (json_is_integer(uid) && json_integer_value(uid) != (json_int_t)geteuid()) ||
-	       (json_is_integer(gid) && json_integer_value(gid) != (json_int_t)getegid());
+	*set = v && !json_is_null(v);
+	if (!*set)
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > (json_int_t)UINT32_MAX)
+		return -1;
+	*id = (uint32_t)json_integer_value(v);
+	return 0;
 }
 
-static int parse_ids(json_t *uid, json_t *gid, char *msg, size_t size)
+static int parse_ids(json_t *uid, json_t *gid, struct run_request *r, char *msg, size_t size)
 {
-	if ((uid && !json_is_null(uid) && (!json_is_integer(uid) || json_integer_value(uid) < 0)) ||
-	    (gid && !json_is_null(gid) && (!json_is_integer(gid) || json_integer_value(gid) < 0)))
-		return ag_msg_fail(msg, size, "uid and gid must be non-negative integers");
-	if (gid && !json_is_null(gid) && (!uid || json_is_null(uid)))
+	uint32_t u = 0, g = 0;
+
+	if (parse_id(uid, &r->has_uid, &u) < 0 || parse_id(gid, &r->has_gid, &g) < 0)
+		return ag_msg_fail(msg, size, "uid and gid must be integers from 0 to %" PRIu32, UINT32_MAX);
+	if (r->has_gid && !r->has_uid)
 		return ag_msg_fail(msg, size, "uid is required when gid is provided");
+	r->uid = (uid_t)u;
+	r->gid = (gid_t)g;
 	return 0;
 }
 
@@ -132,17 +143,37 @@ static int parse_run(json_t *o, struct run_request *r, char *msg, size_t size)
 			return ag_msg_fail(msg, size, "timeout must be a positive integer (milliseconds)");
 		r->timeout_ms = json_integer_value(timeout);
 	}
-	if (parse_ids(json_object_get(o, "uid"), json_object_get(o, "gid"), msg, size) < 0)
+	if (parse_ids(json_object_get(o, "uid"), json_object_get(o, "gid"), r, msg, size) < 0)
 		return -1;
 	if (parse_envs(json_object_get(o, "envs"), r, msg, size) < 0)
 		return -1;
 	return parse_cwd(json_object_get(o, "cwd"), r, msg, size);
 }
 
+/* Start R's command as CMD, as the user it names: in the background (the
+ * thread then owns CMD's reference), or in *PROC for the caller to stream. */
+static int spawn(const struct ag_ctx *ctx, const struct run_request *r, struct ag_cmd *cmd, struct ag_proc *proc,
+		 ax_error *err)
+{
+	const char *const *env = (const char *const *)r->env;
+	struct ag_ident ident;
+	int rc;
+
+	if (r->has_uid && ag_ident_lookup(r->uid, r->has_gid ? &r->gid : NULL, &ident, err) < 0)
+		return -1;
+	if (r->background)
+		rc = ag_background_start(ctx, cmd, r->command, r->cwd, env, r->has_uid ? &ident : NULL,
+					 r->timeout_ms, err);
+	else
+		rc = ag_proc_start_as(ctx, r->command, r->cwd, env, false, r->has_uid ? &ident : NULL, proc, err);
+	if (r->has_uid)
+		ag_ident_free(&ident);
+	return rc;
+}
+
 static enum MHD_Result start(struct ag_req *req, const struct run_request *r)
 {
 	struct ag_cmd *cmd = ag_cmd_create(req->ctx->execd, r->command, r->background);
-	const char *const *env = (const char *const *)r->env;
 	char id[AG_CMD_ID_LEN + 1];
 	struct ag_proc proc;
 	ax_error err;
@@ -150,20 +181,18 @@ static enum MHD_Result start(struct ag_req *req, const struct run_request *r)
 	if (!cmd)
 		return ag_execd_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR, AG_E_RUNTIME, "out of memory");
 	memcpy(id, ag_cmd_id(cmd), sizeof id);
-	if (r->background) {
-		if (ag_background_start(req->ctx, cmd, r->command, r->cwd, env, r->timeout_ms, &err) < 0) {
-			ag_cmd_finish(cmd, 255, err.message);
-			ag_cmd_put(cmd);
-			return ag_execd_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR, AG_E_RUNTIME,
-					      "error running commands %s", err.message);
-		}
-		return ag_stream_reply_started(req, id);
-	}
-	if (ag_proc_start(req->ctx, r->command, r->cwd, env, false, &proc, &err) < 0) {
+	if (spawn(req->ctx, r, cmd, &proc, &err) < 0) {
 		ag_cmd_finish(cmd, 255, err.message);
 		ag_cmd_put(cmd);
+		/* As the official execd: a background start that fails is an
+		 * error answer, a foreground one an error event. */
+		if (r->background)
+			return ag_execd_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR, AG_E_RUNTIME,
+					      "error running commands %s", err.message);
 		return ag_stream_reply_failed(req, id, err.message);
 	}
+	if (r->background)
+		return ag_stream_reply_started(req, id);
 	ag_cmd_set_pid(cmd, proc.pid);
 	return ag_stream_reply(req, &proc, cmd, r->timeout_ms);
 }
@@ -182,9 +211,6 @@ enum MHD_Result ag_execd_run(struct ag_req *req)
 	} else if (parse_run(o, &r, msg, sizeof msg) < 0) {
 		rc = ag_execd_error(req, MHD_HTTP_BAD_REQUEST, AG_E_INVALID_REQUEST,
 				    "invalid request, validation error %s", msg);
-	} else if (other_identity(json_object_get(o, "uid"), json_object_get(o, "gid"))) {
-		rc = ag_execd_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR, AG_E_RUNTIME,
-				    "error running commands: running as another uid/gid is not supported");
 	} else {
 		rc = start(req, &r);
 	}

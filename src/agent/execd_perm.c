@@ -4,6 +4,7 @@
 #include <grp.h>
 #include <pwd.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -11,21 +12,33 @@
 
 #include "execd_fileinfo.h"
 #include "execd_http.h"
+#include "ident.h"
 
+/* A numeric id: decimal digits only, below 4294967295 ((uid_t)-1 means
+ * "leave as is" to chown), so "-1" or "4294967296" cannot wrap to an id. */
+static int parse_number(const char *s, unsigned long *v)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	*v = strtoul(s, &end, 10);
+	return errno || *end || *v >= UINT32_MAX ? -1 : 0;
+}
 
 /* A name, or a number for ids without one. */
 static int lookup_user(const char *name, uid_t *uid)
 {
 	struct passwd pw, *found = NULL;
-	char buf[1024], *end;
+	char buf[1024];
 	unsigned long v;
 
 	if (getpwnam_r(name, &pw, buf, sizeof buf, &found) == 0 && found) {
 		*uid = found->pw_uid;
 		return 0;
 	}
-	v = strtoul(name, &end, 10);
-	if (!*name || *end)
+	if (parse_number(name, &v) < 0)
 		return -1;
 	*uid = (uid_t)v;
 	return 0;
@@ -34,17 +47,30 @@ static int lookup_user(const char *name, uid_t *uid)
 static int lookup_group(const char *name, gid_t *gid)
 {
 	struct group gr, *found = NULL;
-	char buf[1024], *end;
+	char buf[1024];
 	unsigned long v;
 
 	if (getgrnam_r(name, &gr, buf, sizeof buf, &found) == 0 && found) {
 		*gid = found->gr_gid;
 		return 0;
 	}
-	v = strtoul(name, &end, 10);
-	if (!*name || *end)
+	if (parse_number(name, &v) < 0)
 		return -1;
 	*gid = (gid_t)v;
+	return 0;
+}
+
+/* An id the sandbox does not map would fail chown with a bare EINVAL, and
+ * only after a directory was made or an upload written: refuse it up front,
+ * as an unknown name is. */
+static int check_mapped(const struct ag_perm *p, char *msg, size_t size)
+{
+	char why[256];
+
+	if (p->uid != (uid_t)-1 && ag_id_unmapped(p->uid, false, why, sizeof why))
+		return ag_msg_fail(msg, size, "owner: %s", why);
+	if (p->gid != (gid_t)-1 && ag_id_unmapped(p->gid, true, why, sizeof why))
+		return ag_msg_fail(msg, size, "group: %s", why);
 	return 0;
 }
 
@@ -80,7 +106,7 @@ int ag_perm_parse(json_t *o, struct ag_perm *p, char *msg, size_t size)
 		if (!json_is_string(group) || lookup_group(json_string_value(group), &p->gid) < 0)
 			return ag_msg_fail(msg, size, "unknown group %s", json_is_string(group) ? json_string_value(group) : "?");
 	}
-	return 0;
+	return check_mapped(p, msg, size);
 }
 
 int ag_perm_apply(const char *path, int fd, const struct ag_perm *p)

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,8 +82,19 @@ static int check_cwd(const char *cwd, ax_error *err)
 
 /* What the child reports through a CLOEXEC pipe when it cannot run. */
 struct spawn_failure {
-	int stage;      /* 0: set up, 1: chdir, 2: exec */
+	int stage;
 	int err;
+};
+
+enum { STAGE_SETUP, STAGE_CHDIR, STAGE_EXEC, STAGE_SETGROUPS, STAGE_SETGID, STAGE_SETUID };
+
+/* What the forked child needs, all prepared before fork. */
+struct child_args {
+	const char *command;
+	const char *cwd;
+	char **env;
+	const struct ag_ident *ident;   /* NULL: stay who the agent is */
+	int out_w, err_w, report_fd;
 };
 
 void ag_child_setup(void)
@@ -115,30 +127,47 @@ void ag_child_close_fds(int keep_fd)
 				close(fd);
 }
 
+/* Take IDENT's groups, gid and uid, in that order: once the uid is not 0
+ * the others can no longer be changed. Sets F's stage for the step that
+ * failed. */
+static int switch_ident(const struct ag_ident *ident, struct spawn_failure *f)
+{
+	f->stage = STAGE_SETGROUPS;
+	if (setgroups(ident->ngroups, ident->groups) < 0)
+		return -1;
+	f->stage = STAGE_SETGID;
+	if (setgid(ident->gid) < 0)
+		return -1;
+	f->stage = STAGE_SETUID;
+	return setuid(ident->uid);
+}
+
 /* Runs in the forked child: async-signal-safe calls only. fork rather than
  * posix_spawn because <spawn.h> is shadowed by this module's own header on
  * the agent's include path. */
-static void __attribute__((noreturn)) exec_child(const char *command, const char *cwd, char **env,
-						 int out_w, int err_w, int report_fd)
+static void __attribute__((noreturn)) exec_child(const struct child_args *a)
 {
-	char *argv[] = { "sh", "-c", (char *)command, NULL };
-	struct spawn_failure f = { 0, 0 };
+	char *argv[] = { "sh", "-c", (char *)a->command, NULL };
+	struct spawn_failure f = { STAGE_SETUP, 0 };
 	int fd;
 
 	ag_child_setup();
 	fd = open("/dev/null", O_RDONLY);
-	if (fd < 0 || dup2(fd, STDIN_FILENO) < 0 || dup2(out_w, STDOUT_FILENO) < 0 ||
-	    dup2(err_w, STDERR_FILENO) < 0)
+	if (fd < 0 || dup2(fd, STDIN_FILENO) < 0 || dup2(a->out_w, STDOUT_FILENO) < 0 ||
+	    dup2(a->err_w, STDERR_FILENO) < 0)
 		goto fail;
-	f.stage = 1;
-	if (chdir(cwd) < 0)
+	/* Before chdir, so the directory is entered with the user's rights. */
+	if (a->ident && switch_ident(a->ident, &f) < 0)
 		goto fail;
-	ag_child_close_fds(report_fd);
-	f.stage = 2;
-	execve("/bin/sh", argv, env);
+	f.stage = STAGE_CHDIR;
+	if (chdir(a->cwd) < 0)
+		goto fail;
+	ag_child_close_fds(a->report_fd);
+	f.stage = STAGE_EXEC;
+	execve("/bin/sh", argv, a->env);
 fail:
 	f.err = errno;
-	if (write(report_fd, &f, sizeof f) < 0) {
+	if (write(a->report_fd, &f, sizeof f) < 0) {
 		/* The parent then sees EOF and the command's exit 127. */
 	}
 	_exit(127);
@@ -153,8 +182,7 @@ static void close_fd(int *fd)
 
 /* Fork with the reaper locked, so the main loop cannot reap the child before
  * it is watched. Returns the pid or -1 with errno set. */
-static pid_t fork_watched(const struct ag_ctx *ctx, const char *command, const char *cwd, char **env,
-			  int out_w, int err_w, int report_fd)
+static pid_t fork_watched(const struct ag_ctx *ctx, const struct child_args *a)
 {
 	pid_t pid;
 	int e;
@@ -162,7 +190,7 @@ static pid_t fork_watched(const struct ag_ctx *ctx, const char *command, const c
 	ag_reaper_lock(ctx->reaper);
 	pid = fork();
 	if (pid == 0)
-		exec_child(command, cwd, env, out_w, err_w, report_fd);
+		exec_child(a);
 	e = errno;
 	if (pid > 0 && ag_reaper_watch_locked(ctx->reaper, pid) < 0) {
 		/* Unwatched, its status would be lost: better no command at all. */
@@ -190,15 +218,44 @@ static int child_failed(int report_r, struct spawn_failure *f)
 
 static const char *stage_name(int stage)
 {
-	return stage == 2 ? "exec /bin/sh" : "command set-up";
+	switch (stage) {
+	case STAGE_EXEC:
+		return "exec /bin/sh";
+	case STAGE_SETGROUPS:
+		return "setgroups";
+	case STAGE_SETGID:
+		return "setgid";
+	case STAGE_SETUID:
+		return "setuid";
+	default:
+		return "command set-up";
+	}
+}
+
+/* Why the child could not run, in ERR. */
+static void failure_error(const struct spawn_failure *f, const struct child_args *a, ax_error *err)
+{
+	if (f->stage == STAGE_CHDIR)
+		ax_fail(err, AX_EXIT_FAILURE, "CWD", "working directory %s: %s", a->cwd, strerror(f->err));
+	else if (f->stage >= STAGE_SETGROUPS && a->ident)
+		ax_fail(err, AX_EXIT_FAILURE, "IDENT", "cannot run as uid %u gid %u: %s: %s", (unsigned)a->ident->uid,
+			(unsigned)a->ident->gid, stage_name(f->stage), strerror(f->err));
+	else
+		ax_fail(err, AX_EXIT_FAILURE, "SPAWN", "%s: %s", stage_name(f->stage), strerror(f->err));
 }
 
 int ag_proc_start(const struct ag_ctx *ctx, const char *command, const char *cwd, const char *const *env,
 		  bool merge_stderr, struct ag_proc *p, ax_error *err)
 {
+	return ag_proc_start_as(ctx, command, cwd, env, merge_stderr, NULL, p, err);
+}
+
+int ag_proc_start_as(const struct ag_ctx *ctx, const char *command, const char *cwd, const char *const *env,
+		     bool merge_stderr, const struct ag_ident *ident, struct ag_proc *p, ax_error *err)
+{
 	int out[2] = { -1, -1 }, errp[2] = { -1, -1 }, rep[2] = { -1, -1 };
+	struct child_args a = { command, NULL, NULL, ident, -1, -1, -1 };
 	struct spawn_failure f;
-	char **envp = NULL;
 	pid_t pid;
 
 	p->pid = 0;
@@ -207,23 +264,27 @@ int ag_proc_start(const struct ag_ctx *ctx, const char *command, const char *cwd
 		cwd = default_cwd();
 	if (check_cwd(cwd, err) < 0)
 		return -1;
+	a.cwd = cwd;
 	if (pipe2(out, O_CLOEXEC) < 0 || (!merge_stderr && pipe2(errp, O_CLOEXEC) < 0) ||
 	    pipe2(rep, O_CLOEXEC) < 0) {
 		ax_fail(err, AX_EXIT_FAILURE, "SPAWN", "pipe: %s", strerror(errno));
 		goto fail;
 	}
-	envp = child_environ(env);
-	if (!envp) {
+	a.env = child_environ(env);
+	if (!a.env) {
 		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
 		goto fail;
 	}
-	pid = fork_watched(ctx, command, cwd, envp, out[1], merge_stderr ? out[1] : errp[1], rep[1]);
+	a.out_w = out[1];
+	a.err_w = merge_stderr ? out[1] : errp[1];
+	a.report_fd = rep[1];
+	pid = fork_watched(ctx, &a);
 	if (pid < 0) {
 		ax_fail(err, AX_EXIT_FAILURE, "SPAWN", "fork: %s", strerror(errno));
 		goto fail;
 	}
-	free(envp);
-	envp = NULL;
+	free(a.env);
+	a.env = NULL;
 	/* Only the child may hold the write ends, or EOF would never come. */
 	close_fd(&out[1]);
 	close_fd(&errp[1]);
@@ -232,10 +293,7 @@ int ag_proc_start(const struct ag_ctx *ctx, const char *command, const char *cwd
 	if (child_failed(rep[0], &f)) {
 		ag_proc_wait(ctx, p, -1, NULL);
 		p->pid = 0;
-		if (f.stage == 1)
-			ax_fail(err, AX_EXIT_FAILURE, "CWD", "working directory %s: %s", cwd, strerror(f.err));
-		else
-			ax_fail(err, AX_EXIT_FAILURE, "SPAWN", "%s: %s", stage_name(f.stage), strerror(f.err));
+		failure_error(&f, &a, err);
 		goto fail;
 	}
 	close_fd(&rep[0]);
@@ -243,7 +301,7 @@ int ag_proc_start(const struct ag_ctx *ctx, const char *command, const char *cwd
 	p->err_fd = errp[0];
 	return 0;
 fail:
-	free(envp);
+	free(a.env);
 	close_fd(&out[0]);
 	close_fd(&out[1]);
 	close_fd(&errp[0]);

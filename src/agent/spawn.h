@@ -16,12 +16,28 @@ struct ag_proc {
 	int err_fd;     /* read end of its stderr; -1 when merged into out_fd */
 };
 
+/* Another user a command runs as, looked up before fork (ident.h). */
+struct ag_ident {
+	uid_t uid;
+	gid_t gid;
+	size_t ngroups;
+	gid_t *groups;  /* the supplementary groups */
+};
+
 /* Start `/bin/sh -c COMMAND` in CWD (NULL: $HOME, i.e. /home/gem) with the
  * agent's environment plus ENV ("K=V", NULL-terminated, may be NULL), stdin
  * from /dev/null, in a new process group, registered with ctx->reaper.
  * MERGE_STDERR sends stderr to out_fd too. A missing CWD is an error. */
 int ag_proc_start(const struct ag_ctx *ctx, const char *command, const char *cwd, const char *const *env,
 		  bool merge_stderr, struct ag_proc *p, ax_error *err);
+
+/* ag_proc_start as IDENT (NULL: the agent's own identity): the child takes
+ * its groups, then its gid and uid, and only then enters CWD, so a
+ * directory that user may not enter is an error, as with the official
+ * execd. The environment is the same for every user (HOME included), as
+ * there. */
+int ag_proc_start_as(const struct ag_ctx *ctx, const char *command, const char *cwd, const char *const *env,
+		     bool merge_stderr, const struct ag_ident *ident, struct ag_proc *p, ax_error *err);
 
 /* Wait up to TIMEOUT_MS (< 0: forever) for it to end. Returns 1 and the
  * waitpid status in *STATUS when it ended, 0 on timeout, -1 on error. */

@@ -448,6 +448,20 @@ if [ -z "${execd_down:-}" ] && [ -z "${execd_stream_down:-}" ]; then
 	run_stream fg-env '{"command":"echo \"$CONF_VAR\"","envs":{"CONF_VAR":"from-envs"}}'; s=$?
 	check "execd: POST /command with envs" \
 		eval '[ $s -eq 0 ] && jtrue "$TMP/events" "d.events.some(e => e.type === \"stdout\" && e.text.includes(\"from-envs\"))"'
+	# uid and gid: the sandbox maps 0-65535, so 65534 works and 70000 is
+	# refused, as an error event (foreground) or an ErrorResponse
+	# (background), like a command that cannot start.
+	run_stream fg-uid '{"command":"echo \"ids $(id -u) $(id -g)\"","uid":65534,"gid":65534}'; s=$?
+	check "execd: POST /command with uid and gid runs as that user" \
+		eval '[ $s -eq 0 ] && jtrue "$TMP/events" "d.events.some(e => e.type === \"stdout\" && e.text === \"ids 65534 65534\") &&
+			d.types[d.types.length - 1] === \"execution_complete\""'
+	run_stream fg-uid-unmapped '{"command":"id -u","uid":70000}'; s=$?
+	check "execd: POST /command with a uid the sandbox does not map streams spec events ending in error" \
+		eval '[ $s -eq 0 ] && jtrue "$TMP/events" "d.types.join() === \"init,error\" &&
+			/uid 70000 is not mapped/.test(d.events[1].error.evalue)"'
+	req bg-uid-unmapped POST "$XPROXY/command" '{"command":"id -u","uid":70000,"background":true}'
+	check "execd: POST /command background with an unmapped uid is 500 with an ErrorResponse" \
+		eval '[ "$code" = 500 ] && clean && jtrue "$TMP/out" "$ERROR_RESPONSE && /uid 70000 is not mapped/.test(d.message)"'
 
 	# Background: the id comes from the init event; then status and logs
 	# through the --errors proxy.
@@ -507,6 +521,12 @@ if [ -z "${execd_down:-}" ] && [ -z "${execd_stream_down:-}" ]; then
 	check "execd: GET /files/info?path=&path=&path= (map of FileInfo)" \
 		eval '[ "$code" = 200 ] && clean && jtrue "$TMP/out" "d[\"$D/one.txt\"].size === 29 && d[\"$D/one.txt\"].mode === 644 &&
 			d[\"$D/one.txt\"].type === \"file\" && d[\"$D/sub/two.txt\"].size === 12 && d[\"$D/sub/two.txt\"].mode === 600 && d[\"$D/sub\"].type === \"directory\""'
+	req perms POST "$XPROXY/files/permissions" "{\"$D/sub/two.txt\":{\"owner\":\"65534\",\"group\":\"65534\",\"mode\":640}}"
+	check "execd: POST /files/permissions with owner and group" eval '[ "$code" = 200 ] && clean'
+	req perms-info GET "$XPROXY/files/info?path=$D/sub/two.txt"
+	check "execd: GET /files/info shows the new owner and mode" \
+		eval '[ "$code" = 200 ] && clean && jtrue "$TMP/out" "d[\"$D/sub/two.txt\"].mode === 640 &&
+			[\"65534\", \"nobody\"].includes(d[\"$D/sub/two.txt\"].owner)"'
 	req info-missing GET "$XPROXY/files/info?path=$D/missing"
 	check "execd: GET /files/info of a missing file is 404 with an ErrorResponse" \
 		eval '[ "$code" = 404 ] && clean && jtrue "$TMP/out" "$ERROR_RESPONSE"'
