@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -184,6 +185,22 @@ static void close_strays(int keep_a, int keep_b)
 		from = (unsigned)keep[i] + 1;
 	}
 	syscall(SYS_close_range, from, ~0U, 0U);
+}
+
+/* bubblewrap hands its kept capabilities down as inheritable and ambient
+ * too. Root's programs get them from the bounding set at exec anyway; what
+ * those two sets add is capabilities for programs that are not root's
+ * (CVE-2022-24769 in Moby): clear both, as Docker does. */
+static void clear_inherited_caps(void)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2];
+
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	if (syscall(SYS_capget, &hdr, data) == 0) {
+		data[0].inheritable = data[1].inheritable = 0;
+		syscall(SYS_capset, &hdr, data);
+	}
 }
 
 /* Check FD is a listening TCP socket, mark it CLOEXEC and describe it in WHERE. */
@@ -429,6 +446,7 @@ int main(int argc, char **argv)
 		return err.exit_code;
 	}
 	close_strays(a.opt.listen_fd, a.opt.token_fd);
+	clear_inherited_caps();
 	a.ext_path = ag_ext_path(argv[0]);
 	rc = run(&a, &err);
 	if (rc < 0)

@@ -69,10 +69,14 @@ inside 'mkdir -p /tmp/cg && mount -t cgroup -o memory none /tmp/cg'
 [ "$rc" -ne 0 ] || fail "cgroup mount"
 inside 'mkdir -p /tmp/t && mount -t tmpfs none /tmp/t'
 [ "$rc" -ne 0 ] || fail "tmpfs mount"
-inside 'grep ^CapEff /proc/self/status'
+inside 'grep -E "^Cap(Inh|Eff|Bnd|Amb)" /proc/self/status'
 # Docker's default set: chown dac_override fowner fsetid kill setgid setuid
-# setpcap net_bind_service net_raw sys_chroot mknod audit_write setfcap.
-expect_out "CapEff:	00000000a80425fb"
+# setpcap net_bind_service net_raw sys_chroot mknod audit_write setfcap;
+# nothing inheritable or ambient (CVE-2022-24769).
+expect_out "CapInh:	0000000000000000
+CapEff:	00000000a80425fb
+CapBnd:	00000000a80425fb
+CapAmb:	0000000000000000"
 inside 'unshare -U true'
 [ "$rc" -ne 0 ] || fail "a new user namespace was created"
 inside 'grep ^Seccomp: /proc/self/status'
