@@ -36,6 +36,7 @@ typedef struct options {
 	bool insecure;
 	bool foreground;
 	unsigned uid_base, uid_ranges;
+	long long console_log_max;
 } options;
 
 static int parse_uint(const char *s, unsigned min, unsigned max, unsigned *out)
@@ -88,7 +89,7 @@ void ax_engine_log(ax_engine *e, const char *fmt, ...)
 static void usage(FILE *f)
 {
 	fputs("Usage: allox-engine [--home DIR] [--listen HOST:PORT [--api-key-file FILE | --insecure]] [--foreground]\n"
-	      "                    [--uid-base UID] [--uid-ranges N]\n"
+	      "                    [--uid-base UID] [--uid-ranges N] [--console-log-max SIZE]\n"
 	      "\n"
 	      "The local OpenSandbox lifecycle server behind allox-cli. It serves a unix socket in\n"
 	      "$ALLOX_HOME/run/engine.sock (and TCP with --listen), runs sandboxes with bubblewrap and\n"
@@ -101,6 +102,9 @@ static void usage(FILE *f)
 	      "  --foreground         do not detach; log to stderr too\n"
 	      "  --uid-base UID       first host uid of the sandboxes' uid ranges (default 1073741824)\n"
 	      "  --uid-ranges N       how many ranges of 65536 uids to use from there (default 4096)\n"
+	      "  --console-log-max SIZE\n"
+	      "                       cap of each sandbox's console.log and of console.log.1, which\n"
+	      "                       keeps the output before (default 8Mi; 64Ki to 1Ti)\n"
 	      "  --version, --help\n", f);
 }
 
@@ -114,6 +118,7 @@ static int parse_args(int argc, char **argv, options *o)
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "uid-base", required_argument, NULL, 'u' },
 		{ "uid-ranges", required_argument, NULL, 'r' },
+		{ "console-log-max", required_argument, NULL, 'c' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -142,6 +147,14 @@ static int parse_args(int argc, char **argv, options *o)
 				return -1;
 			}
 			break;
+		case 'c':
+			o->console_log_max = ax_parse_quantity(optarg);
+			if (o->console_log_max < AX_CONSOLE_LOG_MAX_MIN || o->console_log_max > AX_CONSOLE_LOG_MAX_MAX) {
+				fprintf(stderr, "allox-engine: --console-log-max: expected a size from 64Ki to 1Ti, got '%s'\n",
+					optarg);
+				return -1;
+			}
+			break;
 		case 'V': printf("allox-engine %s\n", PACKAGE_VERSION); exit(0);
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
@@ -155,6 +168,8 @@ static int parse_args(int argc, char **argv, options *o)
 		o->uid_base = AX_UIDRANGE_FIRST;
 	if (!o->uid_ranges)
 		o->uid_ranges = AX_UIDRANGE_COUNT;
+	if (!o->console_log_max)
+		o->console_log_max = AX_CONSOLE_LOG_MAX_DEFAULT;
 	if ((unsigned long long)o->uid_base + (unsigned long long)o->uid_ranges * AX_UIDRANGE_SIZE > UINT_MAX) {
 		fprintf(stderr, "allox-engine: %u uid ranges from %u go past the last uid\n", o->uid_ranges, o->uid_base);
 		return -1;
@@ -358,6 +373,7 @@ int main(int argc, char **argv)
 	e.uids.dir = AX_UIDRANGE_DIR;
 	e.uids.first = o.uid_base;
 	e.uids.count = o.uid_ranges;
+	e.console_log_max = o.console_log_max;
 	e.sandboxes = json_object();
 	e.snapshots = json_object();
 	e.capturing = json_object();
