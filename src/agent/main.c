@@ -3,7 +3,10 @@
  * entrypoint, reaps every orphan and takes everything down on SIGTERM.
  *
  *   allox-agent --listen-fd N --token-fd M --sandbox-id ID [--status-file PATH]
- *               [--] [ENTRYPOINT ARGV...]
+ *               [--log-rotate-fd K --log-max BYTES] [--] [ENTRYPOINT ARGV...]
+ *
+ * With --log-rotate-fd, stderr is the sandbox's console log and K the file
+ * it rotates into: both are kept under BYTES (console.h).
  *
  * Exit status: 0 after SIGTERM/SIGINT, 2 bad arguments, 1 runtime failure. */
 #ifdef HAVE_CONFIG_H
@@ -33,6 +36,7 @@
 
 #include "aio_session.h"
 #include "auth.h"
+#include "console.h"
 #include "error.h"
 #include "execd_registry.h"
 #include "ext_loader.h"
@@ -56,11 +60,13 @@
 
 static const char usage_text[] =
 	"usage: allox-agent --listen-fd N --token-fd M --sandbox-id ID [--status-file PATH]\n"
-	"                   [--] [ENTRYPOINT ARGV...]\n";
+	"                   [--log-rotate-fd K --log-max BYTES] [--] [ENTRYPOINT ARGV...]\n";
 
 struct options {
 	int listen_fd;
 	int token_fd;
+	int log_rotate_fd;
+	long long log_max;
 	const char *sandbox_id;
 	const char *status_file;
 	char **entrypoint;
@@ -79,6 +85,7 @@ struct agent {
 	char *ext_path;
 	struct ag_supervisor sup;
 	struct ag_server server;
+	struct ag_console console;
 	int sigfd;
 };
 
@@ -95,13 +102,28 @@ static int parse_fd(const char *opt, const char *s, int *fd, ax_error *err)
 	return 0;
 }
 
+static int parse_bytes(const char *opt, const char *s, long long *out, ax_error *err)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || end == s || *end || v < 1)
+		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "%s: not a positive number of bytes: %s", opt, s);
+	*out = v;
+	return 0;
+}
+
 /* 1 when the caller asked for --help or --version (already answered). */
 static int parse_args(int argc, char **argv, struct options *o, ax_error *err)
 {
-	enum { OPT_LISTEN = 256, OPT_TOKEN, OPT_ID, OPT_STATUS, OPT_VERSION };
+	enum { OPT_LISTEN = 256, OPT_TOKEN, OPT_ID, OPT_STATUS, OPT_ROTATE, OPT_MAX, OPT_VERSION };
 	static const struct option longs[] = {
 		{ "listen-fd", required_argument, NULL, OPT_LISTEN },
 		{ "token-fd", required_argument, NULL, OPT_TOKEN },
+		{ "log-rotate-fd", required_argument, NULL, OPT_ROTATE },
+		{ "log-max", required_argument, NULL, OPT_MAX },
 		{ "sandbox-id", required_argument, NULL, OPT_ID },
 		{ "status-file", required_argument, NULL, OPT_STATUS },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -110,7 +132,7 @@ static int parse_args(int argc, char **argv, struct options *o, ax_error *err)
 	};
 	int c;
 
-	o->listen_fd = o->token_fd = -1;
+	o->listen_fd = o->token_fd = o->log_rotate_fd = -1;
 	o->status_file = AG_STATUS_FILE_DEFAULT;
 	opterr = 0;
 	/* "+": the first operand starts the entrypoint, whose options are its own;
@@ -123,6 +145,14 @@ static int parse_args(int argc, char **argv, struct options *o, ax_error *err)
 			break;
 		case OPT_TOKEN:
 			if (parse_fd("--token-fd", optarg, &o->token_fd, err) < 0)
+				return -1;
+			break;
+		case OPT_ROTATE:
+			if (parse_fd("--log-rotate-fd", optarg, &o->log_rotate_fd, err) < 0)
+				return -1;
+			break;
+		case OPT_MAX:
+			if (parse_bytes("--log-max", optarg, &o->log_max, err) < 0)
 				return -1;
 			break;
 		case OPT_ID:
@@ -151,6 +181,11 @@ static int parse_args(int argc, char **argv, struct options *o, ax_error *err)
 		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "--token-fd is required");
 	if (o->token_fd == o->listen_fd)
 		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "--listen-fd and --token-fd must differ");
+	if ((o->log_rotate_fd >= 0) != (o->log_max > 0))
+		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "--log-rotate-fd and --log-max go together");
+	if (o->log_rotate_fd >= 0 &&
+	    (o->log_rotate_fd <= STDERR_FILENO || o->log_rotate_fd == o->listen_fd || o->log_rotate_fd == o->token_fd))
+		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "--log-rotate-fd must be above 2 and differ from the others");
 	if (!o->sandbox_id || !*o->sandbox_id)
 		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "--sandbox-id is required");
 	if (!*o->status_file || o->status_file[0] != '/')
@@ -169,15 +204,22 @@ static void occupy_std_fds(void)
 			return;
 }
 
-/* Close every fd above stderr but KEEP_A and KEEP_B: what the sandbox's
- * setup handed down by accident (bubblewrap keeps the user namespace fd it
- * joined open, for one) must not reach the commands we run. */
-static void close_strays(int keep_a, int keep_b)
+static int cmp_int(const void *a, const void *b)
 {
-	int keep[2] = { keep_a < keep_b ? keep_a : keep_b, keep_a < keep_b ? keep_b : keep_a };
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Close every fd above stderr but the N in KEEP (-1 for none): what the
+ * sandbox's setup handed down by accident (bubblewrap keeps the user
+ * namespace fd it joined open, for one) must not reach the commands we run. */
+static void close_strays(int *keep, size_t n)
+{
 	unsigned from = 3;
 
-	for (int i = 0; i < 2; i++) {
+	qsort(keep, n, sizeof *keep, cmp_int);
+	for (size_t i = 0; i < n; i++) {
 		if (keep[i] < (int)from)
 			continue;
 		if ((unsigned)keep[i] > from)
@@ -404,7 +446,11 @@ static int run(struct agent *a, ax_error *err)
 	/* The entrypoint is forked first, while the agent has a single thread,
 	 * so the fork copies no other thread's locks; its exec is confirmed once
 	 * the agent serves, off the path to the sandbox's readiness. */
-	ag_supervise_start(&a->sup, a->opt.status_file, a->opt.entrypoint);
+	ag_supervise_start(&a->sup, a->opt.status_file, a->opt.entrypoint, ag_console_out_fd(&a->console));
+	if (ag_console_start(&a->console, err) < 0) {
+		terminate_children(a);
+		return -1;
+	}
 	if (ag_server_start(&a->server, a->opt.listen_fd, &a->ctx, ag_routes, err) < 0) {
 		terminate_children(a);
 		return -1;
@@ -433,8 +479,15 @@ int main(int argc, char **argv)
 	ax_error err;
 	int rc;
 
+	/* Nothing else inside may ptrace us or open our /proc files (fds,
+	 * memory, environ): processes of the sandbox run as our uid, and we
+	 * hold the console log's host fds and the token. They lack
+	 * CAP_SYS_PTRACE, which alone overrides this; exec gives our children
+	 * their dumpability back. */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	memset(&a, 0, sizeof a);
 	a.sigfd = -1;
+	a.console.log_fd = -1;
 	ax_error_clear(&err);
 	occupy_std_fds();
 	rc = parse_args(argc, argv, &a.opt, &err);
@@ -445,12 +498,20 @@ int main(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return err.exit_code;
 	}
-	close_strays(a.opt.listen_fd, a.opt.token_fd);
+	{
+		int keep[] = { a.opt.listen_fd, a.opt.token_fd, a.opt.log_rotate_fd };
+
+		close_strays(keep, sizeof keep / sizeof keep[0]);
+	}
 	clear_inherited_caps();
-	a.ext_path = ag_ext_path(argv[0]);
-	rc = run(&a, &err);
+	rc = ag_console_open(&a.console, a.opt.log_rotate_fd, a.opt.log_max, &err);
+	if (rc == 0) {
+		a.ext_path = ag_ext_path(argv[0]);
+		rc = run(&a, &err);
+	}
 	if (rc < 0)
 		ag_log("%s", err.message);
+	ag_console_close(&a.console);
 	/* The server has stopped: no request can reach these any more. */
 	aio_sessions_free(a.aio_sessions);
 	execd_registry_free(a.execd);

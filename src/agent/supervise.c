@@ -114,7 +114,7 @@ static char **child_environ(void)
 }
 
 /* Runs in the forked child: async-signal-safe calls only. */
-static void __attribute__((noreturn)) exec_child(char **argv, char **env, int report_fd)
+static void __attribute__((noreturn)) exec_child(char **argv, char **env, int out_fd, int report_fd)
 {
 	struct spawn_failure f = { 0, 0 };
 	int fd;
@@ -127,6 +127,8 @@ static void __attribute__((noreturn)) exec_child(char **argv, char **env, int re
 		dup2(fd, STDIN_FILENO);
 		close(fd);
 	}
+	if (out_fd >= 0)
+		dup2(out_fd, STDERR_FILENO);
 	dup2(STDERR_FILENO, STDOUT_FILENO);
 	ag_child_close_fds(report_fd);
 	f.stage = 1;
@@ -164,7 +166,7 @@ static void spawn(struct ag_supervisor *s)
 	}
 	s->pid = fork();
 	if (s->pid == 0)
-		exec_child(s->argv, env, pipefd[1]);
+		exec_child(s->argv, env, s->out_fd, pipefd[1]);
 	f.err = errno;
 	close(pipefd[1]);
 	free(env);
@@ -179,11 +181,12 @@ static void spawn(struct ag_supervisor *s)
 	s->exec_fd = pipefd[0];
 }
 
-void ag_supervise_start(struct ag_supervisor *s, const char *status_path, char **argv)
+void ag_supervise_start(struct ag_supervisor *s, const char *status_path, char **argv, int out_fd)
 {
 	memset(s, 0, sizeof *s);
 	s->status_path = status_path;
 	s->exec_fd = -1;
+	s->out_fd = out_fd;
 	if (argv && argv[0]) {
 		s->argv = argv;
 		spawn(s);

@@ -31,13 +31,15 @@ struct ag_supervisor {
 	char error[256];        /* AG_EP_FAILED: why */
 	time_t started, finished;
 	int exec_fd;            /* until confirmed: EOF once ARGV is exec'd, else why not */
+	int out_fd;             /* its stdout and stderr; -1: the agent's stderr */
 };
 
-/* Fork the entrypoint ARGV (NULL or empty: none); call while the process has
- * one thread. Its exec is confirmed by ag_supervise_confirm, so the caller
+/* Fork the entrypoint ARGV (NULL or empty: none) with OUT_FD as its stdout
+ * and stderr (-1: the agent's stderr); call while the process has one
+ * thread. Its exec is confirmed by ag_supervise_confirm, so the caller
  * can start serving meanwhile: the exec (a PATH search, loading the program)
  * then no longer delays the sandbox's readiness. */
-void ag_supervise_start(struct ag_supervisor *s, const char *status_path, char **argv);
+void ag_supervise_start(struct ag_supervisor *s, const char *status_path, char **argv, int out_fd);
 
 /* Wait until the entrypoint has exec'd or failed to, and write the first
  * status. Fails only when the status file cannot be written; an entrypoint

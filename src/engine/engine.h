@@ -12,6 +12,12 @@
 #include "error.h"
 #include "uidrange.h"
 
+/* A sandbox's console.log (its entrypoint's and agent's output) is capped at
+ * this many bytes, and so is console.log.1, which holds the output before. */
+#define AX_CONSOLE_LOG_MAX_DEFAULT (8LL << 20)
+#define AX_CONSOLE_LOG_MAX_MIN (64LL << 10)
+#define AX_CONSOLE_LOG_MAX_MAX (1LL << 40)
+
 typedef struct ax_engine {
 	char *home;            /* $ALLOX_HOME */
 	char *state_dir;       /* $ALLOX_HOME/engine */
@@ -24,6 +30,7 @@ typedef struct ax_engine {
 	long create_delay_ms;  /* test-only pause between spawn and Running (ALLOX_ENGINE_TEST_CREATE_DELAY_MS) */
 	ax_uidrange uids;      /* host uid ranges sandboxes are mapped to */
 	bool nesting;          /* sandboxes may create user namespaces (--allow-nesting) */
+	long long console_log_max; /* bytes: console.log's cap, and console.log.1's (--console-log-max) */
 	char host_mask[4096];  /* under lock: the host image's mask layer (host_mask.c), "" = none */
 	long long host_mask_ms;/* CLOCK_MONOTONIC ms of its last scan */
 	FILE *log;
@@ -78,6 +85,8 @@ int ax_store_save_nosync(ax_engine *e, json_t *record, ax_error *err);
 char *ax_store_dir(const ax_engine *e, const char *id);
 
 /* sandboxes.c */
+/* "512Mi", "2Gi", "1G", "1000000" -> bytes; -1 if unreadable. */
+long long ax_parse_quantity(const char *s);
 void ax_sandboxes_route(ax_engine *e, const ax_req *req, ax_resp *resp);
 void ax_sandboxes_reap(ax_engine *e);
 void ax_sandboxes_adopt(ax_engine *e);

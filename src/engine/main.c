@@ -37,6 +37,7 @@ typedef struct options {
 	bool foreground;
 	unsigned uid_base, uid_ranges;
 	bool nesting;
+	long long console_log_max;
 } options;
 
 static int parse_uint(const char *s, unsigned min, unsigned max, unsigned *out)
@@ -89,7 +90,7 @@ void ax_engine_log(ax_engine *e, const char *fmt, ...)
 static void usage(FILE *f)
 {
 	fputs("Usage: allox-engine [--home DIR] [--listen HOST:PORT [--api-key-file FILE | --insecure]] [--foreground]\n"
-	      "                    [--uid-base UID] [--uid-ranges N] [--allow-nesting]\n"
+	      "                    [--uid-base UID] [--uid-ranges N] [--allow-nesting] [--console-log-max SIZE]\n"
 	      "\n"
 	      "The local OpenSandbox lifecycle server behind allox-cli. It serves a unix socket in\n"
 	      "$ALLOX_HOME/run/engine.sock (and TCP with --listen), runs sandboxes with bubblewrap and\n"
@@ -103,6 +104,9 @@ static void usage(FILE *f)
 	      "  --uid-base UID       first host uid of the sandboxes' uid ranges (default 1073741824)\n"
 	      "  --uid-ranges N       how many ranges of 65536 uids to use from there (default 4096)\n"
 	      "  --allow-nesting      let sandboxes create user namespaces (nested sandboxes)\n"
+	      "  --console-log-max SIZE\n"
+	      "                       cap of each sandbox's console.log and of console.log.1, which\n"
+	      "                       keeps the output before (default 8Mi; 64Ki to 1Ti)\n"
 	      "  --version, --help\n", f);
 }
 
@@ -117,6 +121,7 @@ static int parse_args(int argc, char **argv, options *o)
 		{ "uid-base", required_argument, NULL, 'u' },
 		{ "uid-ranges", required_argument, NULL, 'r' },
 		{ "allow-nesting", no_argument, NULL, 'N' },
+		{ "console-log-max", required_argument, NULL, 'c' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -146,6 +151,14 @@ static int parse_args(int argc, char **argv, options *o)
 				return -1;
 			}
 			break;
+		case 'c':
+			o->console_log_max = ax_parse_quantity(optarg);
+			if (o->console_log_max < AX_CONSOLE_LOG_MAX_MIN || o->console_log_max > AX_CONSOLE_LOG_MAX_MAX) {
+				fprintf(stderr, "allox-engine: --console-log-max: expected a size from 64Ki to 1Ti, got '%s'\n",
+					optarg);
+				return -1;
+			}
+			break;
 		case 'V': printf("allox-engine %s\n", PACKAGE_VERSION); exit(0);
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
@@ -159,6 +172,8 @@ static int parse_args(int argc, char **argv, options *o)
 		o->uid_base = AX_UIDRANGE_FIRST;
 	if (!o->uid_ranges)
 		o->uid_ranges = AX_UIDRANGE_COUNT;
+	if (!o->console_log_max)
+		o->console_log_max = AX_CONSOLE_LOG_MAX_DEFAULT;
 	if ((unsigned long long)o->uid_base + (unsigned long long)o->uid_ranges * AX_UIDRANGE_SIZE > UINT_MAX) {
 		fprintf(stderr, "allox-engine: %u uid ranges from %u go past the last uid\n", o->uid_ranges, o->uid_base);
 		return -1;
@@ -363,6 +378,7 @@ int main(int argc, char **argv)
 	e.uids.first = o.uid_base;
 	e.uids.count = o.uid_ranges;
 	e.nesting = o.nesting;
+	e.console_log_max = o.console_log_max;
 	e.sandboxes = json_object();
 	e.snapshots = json_object();
 	e.capturing = json_object();

@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,8 +177,7 @@ static bool string_map(const json_t *v)
 	return true;
 }
 
-/* "512Mi", "2Gi", "1G", "1000000" -> bytes; -1 if unreadable. */
-static long long parse_quantity(const char *s)
+long long ax_parse_quantity(const char *s)
 {
 	static const struct { const char *suffix; long long mult; } units[] = {
 		{ "Ki", 1024LL }, { "Mi", 1024LL * 1024 }, { "Gi", 1024LL * 1024 * 1024 },
@@ -322,7 +322,7 @@ static int check_create(const json_t *body, ax_resp *resp)
 			return -1;
 		}
 	if (limits && json_object_get(limits, "memory") &&
-	    parse_quantity(json_string_value(json_object_get(limits, "memory"))) < 0) {
+	    ax_parse_quantity(json_string_value(json_object_get(limits, "memory"))) < 0) {
 		ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER", "resourceLimits.memory: cannot read '%s'",
 			      json_string_value(json_object_get(limits, "memory")));
 		return -1;
@@ -355,17 +355,35 @@ static void free_list(char **list)
 	free(list);
 }
 
+/* console.log.1 in the sandbox's state directory DIR, for its agent: the
+ * agent keeps console.log under the engine's cap by moving it there when
+ * full (it cannot rename host files, so it gets both; console.log itself is
+ * the sandbox's stdout and stderr, opened by the runtime). */
+static int open_console_old(const char *dir, ax_error *err)
+{
+	char *path = ax_path_join(dir, "console.log.1");
+	int fd;
+
+	if (!path)
+		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot open %s: %s", path, strerror(errno));
+	free(path);
+	return fd;
+}
+
 /* Start the runtime for REC; fills rec.runtime. Called with the lock held. */
 static int spawn(ax_engine *e, json_t *rec, ax_error *err)
 {
 	const char *id = json_string_value(json_object_get(rec, "id"));
 	const json_t *ep = json_object_get(rec, "entrypoint"), *limits = json_object_get(rec, "resourceLimits");
-	char token[65], fdbuf[2][16], *dir = ax_store_dir(e, id);
+	char token[65], fdbuf[3][16], maxbuf[24], *dir = ax_store_dir(e, id);
 	char **env = env_list(json_object_get(rec, "env"));
 	char **layers = ax_layer_paths(e, json_object_get(rec, "layers"));
 	unsigned *bases = ax_layer_bases(rec);
 	const char **argv = NULL;
-	int lfd = -1, tp[2] = { -1, -1 }, port = 0, keep[3], rc = -1;
+	int lfd = -1, tp[2] = { -1, -1 }, ofd = -1, port = 0, keep[4], rc = -1;
 	size_t i, n = json_array_size(ep);
 	ax_rt_spec spec;
 	ax_rt_handle h;
@@ -388,9 +406,14 @@ static int spawn(ax_engine *e, json_t *rec, ax_error *err)
 	}
 	close(tp[1]);
 	tp[1] = -1;
+	ofd = open_console_old(dir, err);
+	if (ofd < 0)
+		goto out;
 	snprintf(fdbuf[0], sizeof fdbuf[0], "%d", lfd);
 	snprintf(fdbuf[1], sizeof fdbuf[1], "%d", tp[0]);
-	argv = calloc(n + 9, sizeof *argv);
+	snprintf(fdbuf[2], sizeof fdbuf[2], "%d", ofd);
+	snprintf(maxbuf, sizeof maxbuf, "%lld", e->console_log_max);
+	argv = calloc(n + 13, sizeof *argv);
 	if (!argv) {
 		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
 		goto out;
@@ -402,12 +425,17 @@ static int spawn(ax_engine *e, json_t *rec, ax_error *err)
 	argv[4] = fdbuf[1];
 	argv[5] = "--sandbox-id";
 	argv[6] = id;
-	argv[7] = "--";
+	argv[7] = "--log-rotate-fd";
+	argv[8] = fdbuf[2];
+	argv[9] = "--log-max";
+	argv[10] = maxbuf;
+	argv[11] = "--";
 	json_array_foreach(ep, i, x)
-		argv[8 + i] = json_string_value(x);
+		argv[12 + i] = json_string_value(x);
 	keep[0] = lfd;
 	keep[1] = tp[0];
-	keep[2] = -1;
+	keep[2] = ofd;
+	keep[3] = -1;
 	memset(&spec, 0, sizeof spec);
 	spec.id = id;
 	spec.state_dir = dir;
@@ -427,9 +455,9 @@ static int spawn(ax_engine *e, json_t *rec, ax_error *err)
 		goto out;
 	}
 	if (json_object_get(limits, "memory"))
-		spec.memory_bytes = parse_quantity(json_string_value(json_object_get(limits, "memory")));
+		spec.memory_bytes = ax_parse_quantity(json_string_value(json_object_get(limits, "memory")));
 	if (json_object_get(limits, "pids"))
-		spec.pids_max = parse_quantity(json_string_value(json_object_get(limits, "pids")));
+		spec.pids_max = ax_parse_quantity(json_string_value(json_object_get(limits, "pids")));
 	if (ax_rt_start(&spec, &h, err) < 0)
 		goto out;
 	json_object_set_new(rec, "runtime",
@@ -445,6 +473,8 @@ out:
 		close(tp[0]);
 	if (tp[1] >= 0)
 		close(tp[1]);
+	if (ofd >= 0)
+		close(ofd);
 	free(argv);
 	free_list(env);
 	free_list(layers);
