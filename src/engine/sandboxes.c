@@ -18,6 +18,7 @@
 #include "fs.h"
 #include "runtime.h"
 #include "timeutil.h"
+#include "untrusted.h"
 
 #define EXECD_PORT 44772
 #define AIO_PORT 8080
@@ -58,44 +59,68 @@ static void handle_of(const json_t *rec, ax_rt_handle *h)
 	snprintf(h->note, sizeof h->note, "%s", json_string_value(json_object_get(rt, "note")) ?: "");
 }
 
-/* What the entrypoint did, from the status file the agent keeps in the sandbox's upper layer. */
-static void entrypoint_status(ax_engine *e, const char *id, json_t *status)
-{
-	char *dir = ax_store_dir(e, id), *path = NULL;
-	json_t *ep;
-	const char *state;
+/* The status file the agent keeps for the entrypoint (AG_STATUS_FILE_DEFAULT),
+ * as a path below the root of the sandbox's writable layer. */
+#define ENTRYPOINT_STATUS "run/allox/entrypoint.json"
 
-	if (!dir || asprintf(&path, "%s/layer/top/run/allox/entrypoint.json", dir) < 0) {
-		free(dir);
+/* The agent's status file, parsed; NULL when there is none or it is refused.
+ * The sandbox controls that file: it is read only through untrusted.h (no
+ * symlink followed, regular files only, never blocking, at most
+ * AX_UNTRUSTED_MAX bytes), and never under e->lock. */
+static json_t *entrypoint_file(ax_engine *e, const char *id)
+{
+	char *dir = ax_store_dir(e, id), *top = dir ? ax_path_join(dir, "layer/top") : NULL, *text = NULL;
+	int root = top ? ax_untrusted_root(top) : -1;
+	json_t *ep = NULL;
+	ax_error err;
+	size_t len;
+
+	/* A refusal is the sandbox's doing: the status just lacks the entrypoint's
+	 * part (a log line per request would let it fill the engine's log). */
+	if (root >= 0 && ax_untrusted_read(root, ENTRYPOINT_STATUS, AX_UNTRUSTED_MAX, &text, &len, &err) == 0)
+		ep = json_loadb(text, len, 0, NULL);
+	if (root >= 0)
+		close(root);
+	free(text);
+	free(top);
+	free(dir);
+	return ep;
+}
+
+/* Add what the entrypoint did to V, a sandbox as the API shows it (a copy
+ * of its record made under the lock; this runs after the lock is released). */
+static void add_entrypoint_status(ax_engine *e, json_t *v)
+{
+	json_t *status = json_object_get(v, "status"), *ep;
+	const char *state;
+	char msg[128];
+
+	if (strcmp(json_string_value(json_object_get(status, "state")) ?: "", "Running") != 0)
 		return;
-	}
-	ep = json_load_file(path, 0, NULL);
+	ep = entrypoint_file(e, json_string_value(json_object_get(v, "id")) ?: "");
 	state = json_string_value(json_object_get(ep, "state"));
 	if (state && strcmp(state, "exited") == 0) {
-		char msg[128];
-
 		snprintf(msg, sizeof msg, "entrypoint exited with code %lld",
 			 (long long)json_integer_value(json_object_get(ep, "exitCode")));
 		json_object_set_new(status, "reason", json_string("ENTRYPOINT_EXITED"));
 		json_object_set_new(status, "message", json_string(msg));
 	} else if (state && strcmp(state, "signaled") == 0) {
-		char msg[128];
-
 		snprintf(msg, sizeof msg, "entrypoint killed by signal %lld",
 			 (long long)json_integer_value(json_object_get(ep, "signal")));
 		json_object_set_new(status, "reason", json_string("ENTRYPOINT_EXITED"));
 		json_object_set_new(status, "message", json_string(msg));
 	} else if (state && strcmp(state, "failed") == 0) {
 		json_object_set_new(status, "reason", json_string("ENTRYPOINT_FAILED"));
-		json_object_set(status, "message", json_object_get(ep, "error"));
+		if (json_is_string(json_object_get(ep, "error")))
+			json_object_set(status, "message", json_object_get(ep, "error"));
 	}
 	json_decref(ep);
-	free(path);
-	free(dir);
 }
 
-/* The record as the API shows it: no runtime internals, no environment. */
-static json_t *view(ax_engine *e, const json_t *rec, bool created)
+/* The record as the API shows it: no runtime internals, no environment.
+ * Without the entrypoint's status, which add_entrypoint_status adds once
+ * the lock is released. */
+static json_t *view(const json_t *rec, bool created)
 {
 	static const char *const keys[] = { "id", "image", "snapshotId", "status", "metadata", "entrypoint",
 					    "expiresAt", "createdAt" };
@@ -113,8 +138,6 @@ static json_t *view(ax_engine *e, const json_t *rec, bool created)
 			continue;
 		json_object_set_new(v, keys[i], json_deep_copy(x));
 	}
-	if (strcmp(state_of(rec) ?: "", "Running") == 0)
-		entrypoint_status(e, json_string_value(json_object_get(rec, "id")), json_object_get(v, "status"));
 	return v;
 }
 
@@ -520,8 +543,9 @@ static void create(ax_engine *e, const ax_req *req, ax_resp *resp)
 	json_object_set(e->sandboxes, id, rec);
 	ax_engine_log(e, "created %s (%s)", id, json_string_value(json_object_get(json_object_get(rec, "image"), "uri")));
 	resp->status = 202;
-	resp->body = view(e, rec, true);
+	resp->body = view(rec, true);
 	pthread_mutex_unlock(&e->lock);
+	add_entrypoint_status(e, resp->body);
 	json_decref(rec);
 	free(dir);
 }
@@ -596,9 +620,10 @@ int ax_newest_first(const void *a, const void *b)
 			      json_string_value(json_object_get(*(json_t *const *)b, "id")));
 }
 
-static json_t *list_view(void *e, const json_t *rec)
+static json_t *list_view(void *unused, const json_t *rec)
 {
-	return view(e, rec, false);
+	(void)unused;
+	return view(rec, false);
 }
 
 static void list(ax_engine *e, const ax_req *req, ax_resp *resp)
@@ -626,9 +651,16 @@ static void list(ax_engine *e, const ax_req *req, ax_resp *resp)
 		if (ok && state_matches(rec, states))
 			sel[n++] = rec;
 	}
-	ax_resp_page(resp, sel, n, page, size, list_view, e);
+	ax_resp_page(resp, sel, n, page, size, list_view, NULL);
 	pthread_mutex_unlock(&e->lock);
 	free(sel);
+	{
+		json_t *item;
+		size_t i;
+
+		json_array_foreach(json_object_get(resp->body, "items"), i, item)
+			add_entrypoint_status(e, item);
+	}
 }
 
 json_t **ax_page_begin(ax_engine *e, const ax_req *req, const json_t *records, long *page, long *size, ax_resp *resp)
@@ -810,7 +842,7 @@ static void patch_metadata(ax_engine *e, json_t *rec, const ax_req *req, ax_resp
 	json_decref(body);
 	save(e, rec);
 	resp->status = 200;
-	resp->body = view(e, rec, false);
+	resp->body = view(rec, false);
 }
 
 void ax_sandboxes_route(ax_engine *e, const ax_req *req, ax_resp *resp)
@@ -848,7 +880,7 @@ void ax_sandboxes_route(ax_engine *e, const ax_req *req, ax_resp *resp)
 	}
 	if (!tail[0] && strcmp(req->method, "GET") == 0) {
 		resp->status = 200;
-		resp->body = view(e, rec, false);
+		resp->body = view(rec, false);
 	} else if (!tail[0] && strcmp(req->method, "DELETE") == 0) {
 		destroy(e, id, rec);
 		ax_engine_log(e, "deleted %s", id);
@@ -869,6 +901,9 @@ void ax_sandboxes_route(ax_engine *e, const ax_req *req, ax_resp *resp)
 		ax_resp_error(resp, 404, "GENERAL::NOT_FOUND", "no route for %s %s", req->method, req->path);
 	}
 	pthread_mutex_unlock(&e->lock);
+	/* The sandbox's own files are read without the lock. */
+	if (resp->status == 200 && resp->body && (!tail[0] || strcmp(tail, "/metadata") == 0))
+		add_entrypoint_status(e, resp->body);
 }
 
 /* ---------- background ---------- */
