@@ -59,6 +59,8 @@ static void handle_of(const json_t *rec, ax_rt_handle *h)
 	snprintf(h->note, sizeof h->note, "%s", json_string_value(json_object_get(rt, "note")) ?: "");
 }
 
+static void collect(const ax_rt_handle *h, int tries);
+
 /* The status file the agent keeps for the entrypoint (AG_STATUS_FILE_DEFAULT),
  * as a path below the root of the sandbox's writable layer. */
 #define ENTRYPOINT_STATUS "run/allox/entrypoint.json"
@@ -139,6 +141,17 @@ static json_t *view(const json_t *rec, bool created)
 		json_object_set_new(v, keys[i], json_deep_copy(x));
 	}
 	return v;
+}
+
+/* A Pending record is a create in flight (see create): wait until the
+ * sandbox runs or is gone. Lock held; its record, or NULL when it went. */
+static json_t *settled(ax_engine *e, const char *id)
+{
+	json_t *rec;
+
+	while ((rec = json_object_get(e->sandboxes, id)) && strcmp(state_of(rec) ?: "", "Pending") == 0)
+		pthread_cond_wait(&e->started, &e->lock);
+	return rec;
 }
 
 static json_t *find(ax_engine *e, const char *id, ax_resp *resp)
@@ -377,8 +390,10 @@ static void free_list(char **list)
 	free(list);
 }
 
-/* Start the runtime for REC; fills rec.runtime. Called with the lock held. */
-static int spawn(ax_engine *e, json_t *rec, ax_error *err)
+/* Start the runtime for REC, a copy of a reserved record that no other
+ * thread sees, so this runs without the lock. The record's runtime block,
+ * or NULL with ERR. */
+static json_t *spawn(ax_engine *e, const json_t *rec, ax_error *err)
 {
 	const char *id = json_string_value(json_object_get(rec, "id"));
 	const json_t *ep = json_object_get(rec, "entrypoint"), *limits = json_object_get(rec, "resourceLimits");
@@ -386,11 +401,11 @@ static int spawn(ax_engine *e, json_t *rec, ax_error *err)
 	char **env = env_list(json_object_get(rec, "env"));
 	char **layers = ax_layer_paths(e, json_object_get(rec, "layers"));
 	const char **argv = NULL;
-	int lfd = -1, tp[2] = { -1, -1 }, port = 0, keep[3], rc = -1;
+	int lfd = -1, tp[2] = { -1, -1 }, port = 0, keep[3];
 	size_t i, n = json_array_size(ep);
 	ax_rt_spec spec;
 	ax_rt_handle h;
-	json_t *x;
+	json_t *x, *runtime = NULL;
 
 	if (!dir || !env || (json_array_size(json_object_get(rec, "layers")) && !layers) || random_hex(token, 32) < 0) {
 		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "cannot prepare the sandbox");
@@ -443,12 +458,14 @@ static int spawn(ax_engine *e, json_t *rec, ax_error *err)
 		spec.pids_max = parse_quantity(json_string_value(json_object_get(limits, "pids")));
 	if (ax_rt_start(&spec, &h, err) < 0)
 		goto out;
-	json_object_set_new(rec, "runtime",
-			    json_pack("{s:I, s:I, s:I, s:I, s:b, s:s, s:i, s:s}", "pid", (json_int_t)h.pid, "start",
-				      (json_int_t)h.start, "initPid", (json_int_t)h.init_pid, "initStart",
-				      (json_int_t)h.init_start, "cgroup", h.cgroup, "note", h.note, "agentPort", port,
-				      "token", token));
-	rc = 0;
+	runtime = json_pack("{s:I, s:I, s:I, s:I, s:b, s:s, s:i, s:s}", "pid", (json_int_t)h.pid, "start",
+			    (json_int_t)h.start, "initPid", (json_int_t)h.init_pid, "initStart",
+			    (json_int_t)h.init_start, "cgroup", h.cgroup, "note", h.note, "agentPort", port,
+			    "token", token);
+	if (!runtime) {
+		ax_rt_kill(&h, id, NULL);
+		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+	}
 out:
 	if (lfd >= 0)
 		close(lfd);
@@ -460,12 +477,72 @@ out:
 	free_list(env);
 	free_list(layers);
 	free(dir);
-	return rc;
+	return runtime;
+}
+
+/* A create holds the lock to reserve its sandbox and to record what it
+ * started, not while it starts it (10-50 ms, up to the runtime's timeouts),
+ * so requests about other sandboxes go on meanwhile. A reserved sandbox is
+ * in e->sandboxes as Pending: listed, and refused by what needs it running
+ * (pause, snapshot); delete and endpoint wait for its start to end
+ * (settled), the reaper leaves it alone, and e->started is broadcast when it
+ * runs or is removed. An engine that dies meanwhile leaves a Pending record
+ * on disk, which the next one removes (ax_sandboxes_adopt). */
+
+/* Reserve sandbox ID (lock held): fill REC from snapshot SNAP when given,
+ * make its state directory DIR, save it and enter it Pending. Entered
+ * before the lock goes, it refers to the snapshot's layers, so none can be
+ * retired before the sandbox runs on it, and anything allocated per sandbox
+ * from the records in e->sandboxes is seen by concurrent creates. -1 with
+ * RESP filled on failure. */
+static int reserve(ax_engine *e, const char *id, const char *dir, const char *snap, json_t *rec, ax_resp *resp)
+{
+	ax_error err;
+
+	if (snap[0] && ax_snapshot_restore_into(e, snap, rec, resp) < 0)
+		return -1;
+	if (!dir || ax_mkdir_p(dir, 0700, &err) < 0 || ax_store_save_nosync(e, rec, &err) < 0) {
+		if (!dir)
+			ax_fail(&err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		ax_engine_log(e, "create %s failed: %s", id, err.message);
+		ax_resp_error(resp, 500, "SANDBOX::PROVISIONING_ERROR", "cannot start sandbox: %s", err.message);
+		if (dir)
+			ax_rt_remove_state(dir, &err);
+		return -1;
+	}
+	json_object_set(e->sandboxes, id, rec);
+	return 0;
+}
+
+/* The start of sandbox ID failed (RUNTIME NULL, ERR says why), or its
+ * record went while it started (nothing removes a Pending record today;
+ * should something, what started must not outlive it). Lock held: end what
+ * started, remove its state and record, answer RESP. */
+static void abandon(ax_engine *e, const char *id, const char *dir, json_t *runtime, ax_error *err, ax_resp *resp)
+{
+	if (runtime) {
+		json_t *gone = json_pack("{s:O}", "runtime", runtime);
+		ax_rt_handle h;
+
+		handle_of(gone, &h);
+		ax_rt_kill(&h, id, NULL);
+		collect(&h, 100);
+		json_decref(gone);
+		json_decref(runtime);
+		ax_fail(err, AX_EXIT_FAILURE, "GONE", "the sandbox was deleted while it started");
+	}
+	ax_engine_log(e, "create %s failed: %s", id, err->message);
+	ax_resp_error(resp, 500, "SANDBOX::PROVISIONING_ERROR", "cannot start sandbox: %s", err->message);
+	if (dir)
+		ax_rt_remove_state(dir, err);
+	json_object_del(e->sandboxes, id);
+	ax_layers_gc(e);
+	pthread_cond_broadcast(&e->started);
 }
 
 static void create(ax_engine *e, const ax_req *req, ax_resp *resp)
 {
-	json_t *body = ax_parse_body(req, resp, true), *rec, *meta, *timeout;
+	json_t *body = ax_parse_body(req, resp, true), *rec, *meta, *timeout, *spec, *runtime;
 	char id[37], now[32], exp[32], *dir, snap[128] = "";
 	const char *snapshot_id;
 	ax_error err;
@@ -507,46 +584,52 @@ static void create(ax_engine *e, const ax_req *req, ax_resp *resp)
 
 	dir = ax_store_dir(e, id);
 	pthread_mutex_lock(&e->lock);
-	/* Under the lock, so the snapshot's layers can't be retired before the sandbox refers to them. */
-	if (snap[0] && ax_snapshot_restore_into(e, snap, rec, resp) < 0) {
+	if (reserve(e, id, dir, snap, rec, resp) < 0) {
 		pthread_mutex_unlock(&e->lock);
 		json_decref(rec);
 		free(dir);
 		return;
 	}
-	if (!dir || ax_mkdir_p(dir, 0700, &err) < 0 || ax_store_save_nosync(e, rec, &err) < 0 ||
-	    spawn(e, rec, &err) < 0) {
-		ax_engine_log(e, "create %s failed: %s", id, err.message);
-		ax_resp_error(resp, 500, "SANDBOX::PROVISIONING_ERROR", "cannot start sandbox: %s", err.message);
-		if (dir)
-			ax_rt_remove_state(dir, &err);
-		ax_layers_gc(e);
+	/* spawn reads a copy: requests may change the record meanwhile. */
+	spec = json_deep_copy(rec);
+	pthread_mutex_unlock(&e->lock);
+
+	runtime = spec ? spawn(e, spec, &err) : NULL;
+	if (!spec)
+		ax_fail(&err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+	json_decref(spec);
+
+	pthread_mutex_lock(&e->lock);
+	if (!runtime || json_object_get(e->sandboxes, id) != rec) {
+		abandon(e, id, dir, runtime, &err, resp);
 		pthread_mutex_unlock(&e->lock);
 		json_decref(rec);
 		free(dir);
 		return;
 	}
+	json_object_set_new(rec, "runtime", runtime);
 	/* Still Pending, now with its runtime: an engine that dies before the
 	 * Running record is saved leaves a record the next one can clean up
 	 * (an engine crash, not a power cut: no fsync on the create path). */
 	if (ax_store_save_nosync(e, rec, &err) < 0)
 		ax_engine_log(e, "cannot save %s: %s", id, err.message);
-	if (e->create_delay_ms > 0)
+	if (e->create_delay_ms > 0) {
+		pthread_mutex_unlock(&e->lock);
 		nanosleep(&(struct timespec){ e->create_delay_ms / 1000, (e->create_delay_ms % 1000) * 1000000L }, NULL);
-	{
-		const char *note = json_string_value(json_object_get(json_object_get(rec, "runtime"), "note"));
-
-		set_status(rec, e, "Running", "SANDBOX_RUNNING", note);
+		pthread_mutex_lock(&e->lock);
 	}
+	set_status(rec, e, "Running", "SANDBOX_RUNNING",
+		   json_string_value(json_object_get(json_object_get(rec, "runtime"), "note")));
 	if (ax_store_save_nosync(e, rec, &err) < 0)
 		ax_engine_log(e, "cannot save %s: %s", id, err.message);
-	json_object_set(e->sandboxes, id, rec);
 	ax_engine_log(e, "created %s (%s)", id, json_string_value(json_object_get(json_object_get(rec, "image"), "uri")));
 	resp->status = 202;
 	resp->body = view(rec, true);
+	pthread_cond_broadcast(&e->started);
+	/* Under the lock: other threads hold the record through e->sandboxes. */
+	json_decref(rec);
 	pthread_mutex_unlock(&e->lock);
 	add_entrypoint_status(e, resp->body);
-	json_decref(rec);
 	free(dir);
 }
 
@@ -882,8 +965,13 @@ void ax_sandboxes_route(ax_engine *e, const ax_req *req, ax_resp *resp)
 		resp->status = 200;
 		resp->body = view(rec, false);
 	} else if (!tail[0] && strcmp(req->method, "DELETE") == 0) {
-		destroy(e, id, rec);
-		ax_engine_log(e, "deleted %s", id);
+		/* Deleting a sandbox while it starts: once started, it is known
+		 * (runtime) and goes with the rest. */
+		rec = settled(e, id);
+		if (rec) {
+			destroy(e, id, rec);
+			ax_engine_log(e, "deleted %s", id);
+		}
 		resp->status = 204;
 	} else if (strcmp(tail, "/pause") == 0 && strcmp(req->method, "POST") == 0) {
 		pause_resume(e, id, rec, true, resp);
@@ -896,7 +984,12 @@ void ax_sandboxes_route(ax_engine *e, const ax_req *req, ax_resp *resp)
 	} else if (strcmp(tail, "/snapshots") == 0 && strcmp(req->method, "POST") == 0) {
 		ax_snapshot_create(e, rec, req, resp);
 	} else if (strncmp(tail, "/endpoints/", 11) == 0 && strcmp(req->method, "GET") == 0) {
-		endpoint(e, rec, tail + 11, resp);
+		/* The agent's port and token are known once it started. */
+		rec = settled(e, id);
+		if (rec)
+			endpoint(e, rec, tail + 11, resp);
+		else
+			ax_resp_error(resp, 404, "SANDBOX::NOT_FOUND", "sandbox %s not found", id);
 	} else {
 		ax_resp_error(resp, 404, "GENERAL::NOT_FOUND", "no route for %s %s", req->method, req->path);
 	}
@@ -948,6 +1041,10 @@ void ax_sandboxes_reap(ax_engine *e)
 		ax_rt_handle h;
 		time_t t;
 
+		/* Starting (see create): what it started is not known yet. It
+		 * expires at the next tick after it runs. */
+		if (strcmp(state, "Pending") == 0)
+			continue;
 		if (exp && ax_time_parse_rfc3339(exp, &t) == 0 && t <= now) {
 			json_array_append_new(expired, json_string(id));
 			continue;

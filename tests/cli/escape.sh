@@ -4,7 +4,8 @@
 # when the attack gets nowhere. A check is a function check_NAME listed in
 # CHECKS; it runs against the sandbox $SB (attacked) beside $OTHER (a
 # bystander), both in this test's ALLOX_HOME, and reports through fail.
-# To add an attack: write check_NAME, append NAME to CHECKS.
+# To add an attack: write check_NAME, append NAME to CHECKS (or to
+# LATE_CHECKS when it needs the engine's create hook).
 # ESCAPE_ONLY="NAME..." runs only those (e.g. to watch one fail against an
 # older engine).
 . "${TESTS_DIR:-tests}/cli/lib.sh"
@@ -160,6 +161,84 @@ check_status_huge() {
 CHECKS="status_file_read status_fifo status_symlink_shadow status_symlink_host_file status_symlink_dir
 	status_symlink_host_fifo status_symlink_dev_zero status_huge"
 
+# ---------- a sandbox's start does not hold up the engine ----------
+
+# with_delayed_engine: restart the engine with the create hook (every create
+# then waits DELAY ms between spawn and Running); the sandboxes stay.
+DELAY=6000
+with_delayed_engine() {
+	kill -9 "$(engine_pid)"
+	wait_until 10 gone "$(engine_pid)"
+	ALLOX_ENGINE_TEST_CREATE_DELAY_MS=$DELAY "$ALLOX_CLI" sandbox list >/dev/null 2>&1
+}
+
+# start_create: a create in the background ($CLI), its id in $NEW once it is
+# Pending with a runtime (spawned, held by the hook).
+start_create() {
+	"$ALLOX_CLI" sandbox create --skip-health-check -o json >"$TMP/create.out" 2>"$TMP/create.err" &
+	CLI=$!
+	NEW=""
+	wait_until 20 pending_one || { fail "no create in progress"; return 1; }
+	NEW=$(basename "$(dirname "$(grep -l '"Pending"' "$STATE"/*/record.json | head -n 1)")")
+}
+
+pending_one() {
+	for r in "$STATE"/*/record.json; do
+		jq -e '.status.state == "Pending" and .runtime.initPid > 0' "$r" >/dev/null 2>&1 && return 0
+	done
+	return 1
+}
+
+# still_creating: the create started by start_create has not answered yet.
+still_creating() {
+	kill -0 "$CLI" 2>/dev/null || fail "the create ended before the checks: they did not run during it"
+}
+
+# list, get and kill of another sandbox while a create is in progress.
+check_start_holds_no_lock() {
+	start_create || return
+	prompt "$ALLOX_CLI" sandbox list -o json
+	jq -e --arg id "$NEW" 'map(select(.id == $id and .state == "Pending")) | length == 1' "$TMP/out" >/dev/null ||
+		fail "the sandbox being created is not listed Pending"
+	prompt "$ALLOX_CLI" sandbox get "$OTHER" -o json
+	prompt "$ALLOX_CLI" sandbox get "$NEW" -o json
+	jq -e '.state == "Pending"' "$TMP/out" >/dev/null || fail "the sandbox being created is not Pending"
+	prompt "$ALLOX_CLI" sandbox kill "$OTHER"
+	still_creating
+	wait "$CLI" || fail "the create failed: $(cat "$TMP/create.err")"
+	jq -e '.id' "$TMP/create.out" >/dev/null || fail "create output: $(cat "$TMP/create.out")"
+	api "/sandboxes/$NEW" | jq -e '.status.state == "Running"' >/dev/null || fail "the new sandbox does not run"
+	# The bystander of the next checks.
+	OTHER=$NEW
+}
+
+# A checkpoint of a sandbox still starting is refused, as for any sandbox not running.
+check_snapshot_of_pending() {
+	start_create || return
+	code=$(curl -s -o "$TMP/snap.json" -w '%{http_code}' --max-time 10 --unix-socket "$SOCK" -X POST \
+		-H 'Content-Type: application/json' -d '{}' "http://x/v1/sandboxes/$NEW/snapshots")
+	[ "$code" = 409 ] && jq -e '.code == "SNAPSHOT::INVALID_SOURCE_STATE"' "$TMP/snap.json" >/dev/null ||
+		fail "snapshot of a starting sandbox: $code $(cat "$TMP/snap.json")"
+	still_creating
+	wait "$CLI"
+}
+
+# Kill of a sandbox while it starts: it ends, with its state, processes and cgroups.
+check_kill_while_starting() {
+	start_create || return
+	init=$(jq -r '.runtime.initPid' "$STATE/$NEW/record.json")
+	run timeout 20 "$ALLOX_CLI" sandbox kill "$NEW"
+	expect_rc 0
+	wait "$CLI"
+	[ ! -e "$STATE/$NEW" ] || fail "state left: $(ls "$STATE/$NEW")"
+	wait_until 5 gone "$init" || fail "its agent (pid $init) still runs"
+	code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 10 --unix-socket "$SOCK" "http://x/v1/sandboxes/$NEW")
+	[ "$code" = 404 ] || fail "the killed sandbox answers $code"
+	expect_no_cgroups_left
+}
+
+LATE_CHECKS="start_holds_no_lock snapshot_of_pending kill_while_starting"
+
 # ---------- run ----------
 
 run allox sandbox create -o json
@@ -178,6 +257,13 @@ selected() {
 }
 
 for c in $(selected "$CHECKS"); do
+	t "$c"
+	"check_$c"
+done
+
+late=$(selected "$LATE_CHECKS")
+[ -z "$late" ] || with_delayed_engine
+for c in $late; do
 	t "$c"
 	"check_$c"
 done
