@@ -27,9 +27,11 @@ inside() {
 	return 1
 }
 
-# prompt CMD...: CMD succeeds within 10 s (an engine blocked on a file would not answer).
+# prompt CMD...: CMD succeeds within $BOUND s (an engine blocked on a file
+# or behind a start would not answer).
+BOUND=10
 prompt() {
-	timeout 10 "$@" >"$TMP/out" 2>"$TMP/err" || fail "no prompt answer (rc $?): $*"
+	timeout "$BOUND" "$@" >"$TMP/out" 2>"$TMP/err" || fail "no answer within $BOUND s (rc $?): $*"
 }
 
 # answers_promptly: list, and get of $SB and of $OTHER, through the CLI and the API.
@@ -164,12 +166,14 @@ CHECKS="status_file_read status_fifo status_symlink_shadow status_symlink_host_f
 # ---------- a sandbox's start does not hold up the engine ----------
 
 # with_delayed_engine: restart the engine with the create hook (every create
-# then waits DELAY ms between spawn and Running); the sandboxes stay.
-DELAY=6000
+# then waits DELAY ms between spawn and Running); the sandboxes stay. What
+# must not wait behind a start gets half that long.
+DELAY=10000
 with_delayed_engine() {
 	kill -9 "$(engine_pid)"
 	wait_until 10 gone "$(engine_pid)"
 	ALLOX_ENGINE_TEST_CREATE_DELAY_MS=$DELAY "$ALLOX_CLI" sandbox list >/dev/null 2>&1
+	BOUND=5
 }
 
 # start_create: a create in the background ($CLI), its id in $NEW once it is
@@ -227,7 +231,7 @@ check_snapshot_of_pending() {
 check_kill_while_starting() {
 	start_create || return
 	init=$(jq -r '.runtime.initPid' "$STATE/$NEW/record.json")
-	run timeout 20 "$ALLOX_CLI" sandbox kill "$NEW"
+	run timeout 30 "$ALLOX_CLI" sandbox kill "$NEW"
 	expect_rc 0
 	wait "$CLI"
 	[ ! -e "$STATE/$NEW" ] || fail "state left: $(ls "$STATE/$NEW")"
