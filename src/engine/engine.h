@@ -27,7 +27,7 @@ typedef struct ax_engine {
 	char *agent_path;      /* allox-agent on the host */
 	char *api_key;         /* required on TCP unless insecure */
 	const char *clock_file;/* test-only clock offset (ALLOX_ENGINE_CLOCK_OFFSET_FILE) */
-	long create_delay_ms;  /* test-only pause between spawn and Running (ALLOX_ENGINE_TEST_CREATE_DELAY_MS) */
+	long create_delay_ms;  /* test-only pause between spawn and Running, without the lock (ALLOX_ENGINE_TEST_CREATE_DELAY_MS) */
 	ax_uidrange uids;      /* host uid ranges sandboxes are mapped to */
 	bool nesting;          /* sandboxes may create user namespaces (--allow-nesting) */
 	long long console_log_max; /* bytes: console.log's cap, and console.log.1's (--console-log-max) */
@@ -40,6 +40,7 @@ typedef struct ax_engine {
 	json_t *capturing;     /* sandbox id -> captures holding it frozen */
 	int captures;          /* capture threads still running */
 	pthread_cond_t captured; /* signalled when a capture thread ends */
+	pthread_cond_t started;  /* broadcast when a Pending sandbox runs or is removed (sandboxes.c create) */
 	_Atomic long long last_request_ms; /* CLOCK_MONOTONIC ms of the last request */
 	long long unsynced_since_ms;  /* under lock: capture time of the oldest snapshot not yet on disk, 0: none */
 	char boot_id[64];      /* the kernel's, read at start: a snapshot not yet synced records it */

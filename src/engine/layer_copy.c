@@ -251,13 +251,28 @@ static int copy_data(copy *c, int sfd, int dfd, const struct stat *st)
 	return 0;
 }
 
+/* The layer is the sandbox's, frozen while it is copied; should anything
+ * swap an entry all the same (a sandbox without a freezer cgroup is stopped
+ * by signals), the open neither follows a symlink nor waits (a FIFO, a
+ * leased file), and what it opened must be the regular file just stat'ed. */
 static int copy_regular(copy *c, int sdir, int ddir, const char *name, const struct stat *st)
 {
-	int sfd = openat(sdir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	int sfd = openat(sdir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	struct stat opened;
 	int dfd, rc;
 
 	if (sfd < 0)
 		return fail(c, "open", errno);
+	if (fstat(sfd, &opened) < 0)
+		rc = fail(c, "stat", errno);
+	else if (!S_ISREG(opened.st_mode) || opened.st_ino != st->st_ino || opened.st_dev != st->st_dev)
+		rc = fail(c, "open", ESTALE);
+	else
+		rc = 0;
+	if (rc != 0) {
+		close(sfd);
+		return rc;
+	}
 	dfd = openat(ddir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (dfd < 0) {
 		rc = fail(c, "create", errno);

@@ -384,6 +384,7 @@ int main(int argc, char **argv)
 	e.capturing = json_object();
 	pthread_mutex_init(&e.lock, NULL);
 	pthread_cond_init(&e.captured, NULL);
+	pthread_cond_init(&e.started, NULL);
 	if (o.listen && !o.insecure && !(e.api_key = read_key(&o, &err))) {
 		fprintf(stderr, "allox-engine: %s\n", err.message);
 		status = err.exit_code;

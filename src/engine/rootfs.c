@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "fs.h"
+#include "untrusted.h"
 
 /* Overlay options are one page at most. */
 #define OVL_OPTS_MAX 4000
@@ -121,13 +122,16 @@ static int lower_path(ctx *c, const char *src, unsigned from, char *out, size_t 
 
 /* mkdir PATH (if missing) with the attributes of LIKE, since an overlay shows
  * the upper directory's mode and owner, not the lower's; the owner is
- * shifted into the sandbox's range like the lower's files. */
+ * shifted into the sandbox's range like the lower's files. PATH is in a
+ * sandbox's upper layer: its attributes are set through an fd of the
+ * directory just made, never through a path that could be a symlink. */
 static int mkdir_like(const ctx *c, const char *path, const char *like, mode_t fallback, ax_error *err)
 {
 	struct stat st;
 	mode_t mode = fallback;
 	uid_t uid = 0;
 	gid_t gid = 0;
+	int fd, rc = 0;
 
 	if (like && lstat(like, &st) == 0 && S_ISDIR(st.st_mode)) {
 		mode = st.st_mode & 07777;
@@ -135,13 +139,16 @@ static int mkdir_like(const ctx *c, const char *path, const char *like, mode_t f
 		gid = st.st_gid;
 	}
 	if (mkdir(path, mode) < 0) {
-		if (errno == EEXIST && is_dir(path))
+		if (errno == EEXIST && lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
 			return 0;
 		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create %s: %s", path, strerror(errno));
 	}
-	if (chmod(path, mode) < 0 || lchown(path, shifted(c, uid), shifted(c, gid)) < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot set up %s: %s", path, strerror(errno));
-	return 0;
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fchmod(fd, mode) < 0 || fchown(fd, shifted(c, uid), shifted(c, gid)) < 0)
+		rc = ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot set up %s: %s", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return rc;
 }
 
 /* Overlay for mount point NAME ("top" or an exposed dir): lowers are each
@@ -167,8 +174,9 @@ static int add_overlay(ctx *c, const char *name, const char *image_lower, const 
 	for (size_t i = 0; i < c->layers.n && used < sizeof opts; i++) {
 		char dir[PATH_MAX + 64];
 
+		/* A symlink here would make a host directory a lower layer. */
 		snprintf(dir, sizeof dir, "%s/%s", c->layers.v[i], name);
-		if (!is_dir(dir))
+		if (ax_untrusted_type(c->layers.v[i], name) != S_IFDIR)
 			continue;
 		if (lower_path(c, dir, c->layer_bases ? c->layer_bases[i] : 0, lower, sizeof lower, err) < 0)
 			return -1;
@@ -284,22 +292,33 @@ static bool holds_state(const ctx *c, const char *hostdir)
 }
 
 /* Host temp files in /var/tmp are as private as /tmp: an opaque empty
- * directory in the upper layer hides them (unless a checkpoint has its own). */
+ * directory in the upper layer hides them (unless a checkpoint has its own).
+ * The checkpoints' layers hold what sandboxes wrote, so they are looked at
+ * without following symlinks (untrusted.h); the upper is this start's own,
+ * but it too is changed through fds only: the engine is host root, and a
+ * path a sandbox could ever have shaped must not lead it elsewhere. */
 static void hide_var_tmp(ctx *c)
 {
 	char path[PATH_MAX + 64];
+	int var, tmp;
 
-	for (size_t i = 0; i < c->layers.n; i++) {
-		snprintf(path, sizeof path, "%s/var/tmp", c->layers.v[i]);
-		if (is_dir(path))
+	for (size_t i = 0; i < c->layers.n; i++)
+		if (ax_untrusted_type(c->layers.v[i], "var/tmp") == S_IFDIR)
 			return;
+	snprintf(path, sizeof path, "%s/layer/var", c->sd);
+	var = ax_untrusted_root(path);
+	if (var < 0 || mkdirat(var, "tmp", 01777) < 0) {
+		if (var >= 0)
+			close(var);
+		return;
 	}
-	snprintf(path, sizeof path, "%s/layer/var/tmp", c->sd);
-	if (mkdir(path, 01777) == 0) {
-		if (chmod(path, 01777) < 0 || lchown(path, c->base, c->base) < 0 ||
-		    setxattr(path, "trusted.overlay.opaque", "y", 1, 0) < 0)
-			ax_rt_note(c->rf->note, sizeof c->rf->note, "host /var/tmp visible: %s", strerror(errno));
-	}
+	tmp = openat(var, "tmp", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (tmp < 0 || fchmod(tmp, 01777) < 0 || fchown(tmp, c->base, c->base) < 0 ||
+	    fsetxattr(tmp, "trusted.overlay.opaque", "y", 1, 0) < 0)
+		ax_rt_note(c->rf->note, sizeof c->rf->note, "host /var/tmp visible: %s", strerror(errno));
+	if (tmp >= 0)
+		close(tmp);
+	close(var);
 }
 
 static int plan_host(ctx *c, ax_error *err)

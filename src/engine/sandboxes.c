@@ -20,6 +20,7 @@
 #include "host_mask.h"
 #include "runtime.h"
 #include "timeutil.h"
+#include "untrusted.h"
 
 #define EXECD_PORT 44772
 #define AIO_PORT 8080
@@ -60,44 +61,70 @@ static void handle_of(const json_t *rec, ax_rt_handle *h)
 	snprintf(h->note, sizeof h->note, "%s", json_string_value(json_object_get(rt, "note")) ?: "");
 }
 
-/* What the entrypoint did, from the status file the agent keeps in the sandbox's upper layer. */
-static void entrypoint_status(ax_engine *e, const char *id, json_t *status)
-{
-	char *dir = ax_store_dir(e, id), *path = NULL;
-	json_t *ep;
-	const char *state;
+static void collect(const ax_rt_handle *h, int tries);
 
-	if (!dir || asprintf(&path, "%s/layer/top/run/allox/entrypoint.json", dir) < 0) {
-		free(dir);
+/* The status file the agent keeps for the entrypoint (AG_STATUS_FILE_DEFAULT),
+ * as a path below the root of the sandbox's writable layer. */
+#define ENTRYPOINT_STATUS "run/allox/entrypoint.json"
+
+/* The agent's status file, parsed; NULL when there is none or it is refused.
+ * The sandbox controls that file: it is read only through untrusted.h (no
+ * symlink followed, regular files only, never blocking, at most
+ * AX_UNTRUSTED_MAX bytes), and never under e->lock. */
+static json_t *entrypoint_file(ax_engine *e, const char *id)
+{
+	char *dir = ax_store_dir(e, id), *top = dir ? ax_path_join(dir, "layer/top") : NULL, *text = NULL;
+	int root = top ? ax_untrusted_root(top) : -1;
+	json_t *ep = NULL;
+	ax_error err;
+	size_t len;
+
+	/* A refusal is the sandbox's doing: the status just lacks the entrypoint's
+	 * part (a log line per request would let it fill the engine's log). */
+	if (root >= 0 && ax_untrusted_read(root, ENTRYPOINT_STATUS, AX_UNTRUSTED_MAX, &text, &len, &err) == 0)
+		ep = json_loadb(text, len, 0, NULL);
+	if (root >= 0)
+		close(root);
+	free(text);
+	free(top);
+	free(dir);
+	return ep;
+}
+
+/* Add what the entrypoint did to V, a sandbox as the API shows it (a copy
+ * of its record made under the lock; this runs after the lock is released). */
+static void add_entrypoint_status(ax_engine *e, json_t *v)
+{
+	json_t *status = json_object_get(v, "status"), *ep;
+	const char *state;
+	char msg[128];
+
+	if (strcmp(json_string_value(json_object_get(status, "state")) ?: "", "Running") != 0)
 		return;
-	}
-	ep = json_load_file(path, 0, NULL);
+	ep = entrypoint_file(e, json_string_value(json_object_get(v, "id")) ?: "");
 	state = json_string_value(json_object_get(ep, "state"));
 	if (state && strcmp(state, "exited") == 0) {
-		char msg[128];
-
 		snprintf(msg, sizeof msg, "entrypoint exited with code %lld",
 			 (long long)json_integer_value(json_object_get(ep, "exitCode")));
 		json_object_set_new(status, "reason", json_string("ENTRYPOINT_EXITED"));
 		json_object_set_new(status, "message", json_string(msg));
 	} else if (state && strcmp(state, "signaled") == 0) {
-		char msg[128];
-
 		snprintf(msg, sizeof msg, "entrypoint killed by signal %lld",
 			 (long long)json_integer_value(json_object_get(ep, "signal")));
 		json_object_set_new(status, "reason", json_string("ENTRYPOINT_EXITED"));
 		json_object_set_new(status, "message", json_string(msg));
 	} else if (state && strcmp(state, "failed") == 0) {
 		json_object_set_new(status, "reason", json_string("ENTRYPOINT_FAILED"));
-		json_object_set(status, "message", json_object_get(ep, "error"));
+		if (json_is_string(json_object_get(ep, "error")))
+			json_object_set(status, "message", json_object_get(ep, "error"));
 	}
 	json_decref(ep);
-	free(path);
-	free(dir);
 }
 
-/* The record as the API shows it: no runtime internals, no environment. */
-static json_t *view(ax_engine *e, const json_t *rec, bool created)
+/* The record as the API shows it: no runtime internals, no environment.
+ * Without the entrypoint's status, which add_entrypoint_status adds once
+ * the lock is released. */
+static json_t *view(const json_t *rec, bool created)
 {
 	static const char *const keys[] = { "id", "image", "snapshotId", "status", "metadata", "entrypoint",
 					    "expiresAt", "createdAt" };
@@ -115,9 +142,18 @@ static json_t *view(ax_engine *e, const json_t *rec, bool created)
 			continue;
 		json_object_set_new(v, keys[i], json_deep_copy(x));
 	}
-	if (strcmp(state_of(rec) ?: "", "Running") == 0)
-		entrypoint_status(e, json_string_value(json_object_get(rec, "id")), json_object_get(v, "status"));
 	return v;
+}
+
+/* A Pending record is a create in flight (see create): wait until the
+ * sandbox runs or is gone. Lock held; its record, or NULL when it went. */
+static json_t *settled(ax_engine *e, const char *id)
+{
+	json_t *rec;
+
+	while ((rec = json_object_get(e->sandboxes, id)) && strcmp(state_of(rec) ?: "", "Pending") == 0)
+		pthread_cond_wait(&e->started, &e->lock);
+	return rec;
 }
 
 static json_t *find(ax_engine *e, const char *id, ax_resp *resp)
@@ -373,8 +409,10 @@ static int open_console_old(const char *dir, ax_error *err)
 	return fd;
 }
 
-/* Start the runtime for REC; fills rec.runtime. Called with the lock held. */
-static int spawn(ax_engine *e, json_t *rec, ax_error *err)
+/* Start the runtime for REC, a copy of a reserved record that no other
+ * thread sees, so this runs without the lock. The record's runtime block,
+ * or NULL with ERR. */
+static json_t *spawn(ax_engine *e, const json_t *rec, ax_error *err)
 {
 	const char *id = json_string_value(json_object_get(rec, "id"));
 	const json_t *ep = json_object_get(rec, "entrypoint"), *limits = json_object_get(rec, "resourceLimits");
@@ -383,11 +421,11 @@ static int spawn(ax_engine *e, json_t *rec, ax_error *err)
 	char **layers = ax_layer_paths(e, json_object_get(rec, "layers"));
 	unsigned *bases = ax_layer_bases(rec);
 	const char **argv = NULL;
-	int lfd = -1, tp[2] = { -1, -1 }, ofd = -1, port = 0, keep[4], rc = -1;
+	int lfd = -1, tp[2] = { -1, -1 }, ofd = -1, port = 0, keep[4];
 	size_t i, n = json_array_size(ep);
 	ax_rt_spec spec;
 	ax_rt_handle h;
-	json_t *x;
+	json_t *x, *runtime = NULL;
 
 	if (!dir || !env || (json_array_size(json_object_get(rec, "layers")) && (!layers || !bases)) ||
 	    random_hex(token, 32) < 0) {
@@ -447,7 +485,9 @@ static int spawn(ax_engine *e, json_t *rec, ax_error *err)
 	spec.layer_bases = bases;
 	spec.uid_base = (unsigned)json_integer_value(json_object_get(rec, "uidBase"));
 	spec.hide_path = e->home;
-	spec.host_mask = e->host_mask[0] ? e->host_mask : NULL;
+	/* The mask at the time of the reservation (create copies it in). */
+	spec.host_mask = json_string_length(json_object_get(rec, "hostMask")) ?
+				 json_string_value(json_object_get(rec, "hostMask")) : NULL;
 	spec.nesting = e->nesting;
 	/* Fail closed: without its mask a host sandbox would read the host's secrets. */
 	if (!spec.host_mask && strcmp(spec.image ?: "", "host") == 0) {
@@ -460,12 +500,14 @@ static int spawn(ax_engine *e, json_t *rec, ax_error *err)
 		spec.pids_max = ax_parse_quantity(json_string_value(json_object_get(limits, "pids")));
 	if (ax_rt_start(&spec, &h, err) < 0)
 		goto out;
-	json_object_set_new(rec, "runtime",
-			    json_pack("{s:I, s:I, s:I, s:I, s:b, s:s, s:i, s:s}", "pid", (json_int_t)h.pid, "start",
-				      (json_int_t)h.start, "initPid", (json_int_t)h.init_pid, "initStart",
-				      (json_int_t)h.init_start, "cgroup", h.cgroup, "note", h.note, "agentPort", port,
-				      "token", token));
-	rc = 0;
+	runtime = json_pack("{s:I, s:I, s:I, s:I, s:b, s:s, s:i, s:s}", "pid", (json_int_t)h.pid, "start",
+			    (json_int_t)h.start, "initPid", (json_int_t)h.init_pid, "initStart",
+			    (json_int_t)h.init_start, "cgroup", h.cgroup, "note", h.note, "agentPort", port,
+			    "token", token);
+	if (!runtime) {
+		ax_rt_kill(&h, id, NULL);
+		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+	}
 out:
 	if (lfd >= 0)
 		close(lfd);
@@ -480,7 +522,7 @@ out:
 	free_list(layers);
 	free(bases);
 	free(dir);
-	return rc;
+	return runtime;
 }
 
 /* A range of host uids for REC's sandbox, claimed for its state directory
@@ -503,9 +545,73 @@ static void release_uids(ax_engine *e, const json_t *rec, const char *dir)
 		ax_uidrange_release(&e->uids, dir, (unsigned)json_integer_value(base));
 }
 
+/* A create holds the lock to reserve its sandbox and to record what it
+ * started, not while it starts it (10-50 ms, up to the runtime's timeouts),
+ * so requests about other sandboxes go on meanwhile. A reserved sandbox is
+ * in e->sandboxes as Pending: listed, and refused by what needs it running
+ * (pause, snapshot); delete and endpoint wait for its start to end
+ * (settled), the reaper leaves it alone, and e->started is broadcast when it
+ * runs or is removed. An engine that dies meanwhile leaves a Pending record
+ * on disk, which the next one removes (ax_sandboxes_adopt). */
+
+/* Reserve sandbox ID (lock held): fill REC from snapshot SNAP when given,
+ * make its state directory DIR, save it and enter it Pending. Entered
+ * before the lock goes, it refers to the snapshot's layers, so none can be
+ * retired before the sandbox runs on it, and anything allocated per sandbox
+ * from the records in e->sandboxes is seen by concurrent creates. -1 with
+ * RESP filled on failure. */
+static int reserve(ax_engine *e, const char *id, const char *dir, const char *snap, json_t *rec, ax_resp *resp)
+{
+	ax_error err;
+
+	if (snap[0] && ax_snapshot_restore_into(e, snap, rec, resp) < 0)
+		return -1;
+	if (!dir || ax_mkdir_p(dir, 0700, &err) < 0 || claim_uids(e, rec, dir, &err) < 0 ||
+	    ax_store_save_nosync(e, rec, &err) < 0) {
+		if (!dir)
+			ax_fail(&err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		ax_engine_log(e, "create %s failed: %s", id, err.message);
+		ax_resp_error(resp, 500, "SANDBOX::PROVISIONING_ERROR", "cannot start sandbox: %s", err.message);
+		if (dir)
+			ax_rt_remove_state(dir, &err);
+		release_uids(e, rec, dir);
+		return -1;
+	}
+	json_object_set(e->sandboxes, id, rec);
+	return 0;
+}
+
+/* The start of sandbox ID failed (RUNTIME NULL, ERR says why), or its
+ * record went while it started (nothing removes a Pending record today;
+ * should something, what started must not outlive it). Lock held: end what
+ * started, remove its state and record, answer RESP. */
+static void abandon(ax_engine *e, const char *id, const char *dir, json_t *runtime, ax_error *err, ax_resp *resp)
+{
+	if (runtime) {
+		json_t *gone = json_pack("{s:O}", "runtime", runtime);
+		ax_rt_handle h;
+
+		handle_of(gone, &h);
+		ax_rt_kill(&h, id, NULL);
+		collect(&h, 100);
+		json_decref(gone);
+		json_decref(runtime);
+		ax_fail(err, AX_EXIT_FAILURE, "GONE", "the sandbox was deleted while it started");
+	}
+	ax_engine_log(e, "create %s failed: %s", id, err->message);
+	ax_resp_error(resp, 500, "SANDBOX::PROVISIONING_ERROR", "cannot start sandbox: %s", err->message);
+	if (dir)
+		ax_rt_remove_state(dir, err);
+	release_uids(e, json_object_get(e->sandboxes, id), dir);
+	json_object_del(e->sandboxes, id);
+	ax_layers_gc(e);
+	pthread_cond_broadcast(&e->started);
+}
+
+
 static void create(ax_engine *e, const ax_req *req, ax_resp *resp)
 {
-	json_t *body = ax_parse_body(req, resp, true), *rec, *meta, *timeout;
+	json_t *body = ax_parse_body(req, resp, true), *rec, *meta, *timeout, *spec, *runtime;
 	char id[37], now[32], exp[32], *dir, snap[128] = "";
 	const char *snapshot_id;
 	ax_error err;
@@ -547,46 +653,54 @@ static void create(ax_engine *e, const ax_req *req, ax_resp *resp)
 
 	dir = ax_store_dir(e, id);
 	pthread_mutex_lock(&e->lock);
-	/* Under the lock, so the snapshot's layers can't be retired before the sandbox refers to them. */
-	if (snap[0] && ax_snapshot_restore_into(e, snap, rec, resp) < 0) {
+	if (reserve(e, id, dir, snap, rec, resp) < 0) {
 		pthread_mutex_unlock(&e->lock);
 		json_decref(rec);
 		free(dir);
 		return;
 	}
-	if (!dir || ax_mkdir_p(dir, 0700, &err) < 0 || claim_uids(e, rec, dir, &err) < 0 ||
-	    ax_store_save_nosync(e, rec, &err) < 0 || spawn(e, rec, &err) < 0) {
-		ax_engine_log(e, "create %s failed: %s", id, err.message);
-		ax_resp_error(resp, 500, "SANDBOX::PROVISIONING_ERROR", "cannot start sandbox: %s", err.message);
-		if (dir)
-			ax_rt_remove_state(dir, &err);
-		release_uids(e, rec, dir);
-		ax_layers_gc(e);
+	/* spawn reads a copy: requests may change the record meanwhile. */
+	spec = json_deep_copy(rec);
+	if (spec && e->host_mask[0])
+		json_object_set_new(spec, "hostMask", json_string(e->host_mask));
+	pthread_mutex_unlock(&e->lock);
+
+	runtime = spec ? spawn(e, spec, &err) : NULL;
+	if (!spec)
+		ax_fail(&err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+	json_decref(spec);
+
+	pthread_mutex_lock(&e->lock);
+	if (!runtime || json_object_get(e->sandboxes, id) != rec) {
+		abandon(e, id, dir, runtime, &err, resp);
 		pthread_mutex_unlock(&e->lock);
 		json_decref(rec);
 		free(dir);
 		return;
 	}
+	json_object_set_new(rec, "runtime", runtime);
 	/* Still Pending, now with its runtime: an engine that dies before the
 	 * Running record is saved leaves a record the next one can clean up
 	 * (an engine crash, not a power cut: no fsync on the create path). */
 	if (ax_store_save_nosync(e, rec, &err) < 0)
 		ax_engine_log(e, "cannot save %s: %s", id, err.message);
-	if (e->create_delay_ms > 0)
+	if (e->create_delay_ms > 0) {
+		pthread_mutex_unlock(&e->lock);
 		nanosleep(&(struct timespec){ e->create_delay_ms / 1000, (e->create_delay_ms % 1000) * 1000000L }, NULL);
-	{
-		const char *note = json_string_value(json_object_get(json_object_get(rec, "runtime"), "note"));
-
-		set_status(rec, e, "Running", "SANDBOX_RUNNING", note);
+		pthread_mutex_lock(&e->lock);
 	}
+	set_status(rec, e, "Running", "SANDBOX_RUNNING",
+		   json_string_value(json_object_get(json_object_get(rec, "runtime"), "note")));
 	if (ax_store_save_nosync(e, rec, &err) < 0)
 		ax_engine_log(e, "cannot save %s: %s", id, err.message);
-	json_object_set(e->sandboxes, id, rec);
 	ax_engine_log(e, "created %s (%s)", id, json_string_value(json_object_get(json_object_get(rec, "image"), "uri")));
 	resp->status = 202;
-	resp->body = view(e, rec, true);
-	pthread_mutex_unlock(&e->lock);
+	resp->body = view(rec, true);
+	pthread_cond_broadcast(&e->started);
+	/* Under the lock: other threads hold the record through e->sandboxes. */
 	json_decref(rec);
+	pthread_mutex_unlock(&e->lock);
+	add_entrypoint_status(e, resp->body);
 	free(dir);
 }
 
@@ -660,9 +774,10 @@ int ax_newest_first(const void *a, const void *b)
 			      json_string_value(json_object_get(*(json_t *const *)b, "id")));
 }
 
-static json_t *list_view(void *e, const json_t *rec)
+static json_t *list_view(void *unused, const json_t *rec)
 {
-	return view(e, rec, false);
+	(void)unused;
+	return view(rec, false);
 }
 
 static void list(ax_engine *e, const ax_req *req, ax_resp *resp)
@@ -690,9 +805,16 @@ static void list(ax_engine *e, const ax_req *req, ax_resp *resp)
 		if (ok && state_matches(rec, states))
 			sel[n++] = rec;
 	}
-	ax_resp_page(resp, sel, n, page, size, list_view, e);
+	ax_resp_page(resp, sel, n, page, size, list_view, NULL);
 	pthread_mutex_unlock(&e->lock);
 	free(sel);
+	{
+		json_t *item;
+		size_t i;
+
+		json_array_foreach(json_object_get(resp->body, "items"), i, item)
+			add_entrypoint_status(e, item);
+	}
 }
 
 json_t **ax_page_begin(ax_engine *e, const ax_req *req, const json_t *records, long *page, long *size, ax_resp *resp)
@@ -875,7 +997,7 @@ static void patch_metadata(ax_engine *e, json_t *rec, const ax_req *req, ax_resp
 	json_decref(body);
 	save(e, rec);
 	resp->status = 200;
-	resp->body = view(e, rec, false);
+	resp->body = view(rec, false);
 }
 
 void ax_sandboxes_route(ax_engine *e, const ax_req *req, ax_resp *resp)
@@ -913,10 +1035,15 @@ void ax_sandboxes_route(ax_engine *e, const ax_req *req, ax_resp *resp)
 	}
 	if (!tail[0] && strcmp(req->method, "GET") == 0) {
 		resp->status = 200;
-		resp->body = view(e, rec, false);
+		resp->body = view(rec, false);
 	} else if (!tail[0] && strcmp(req->method, "DELETE") == 0) {
-		destroy(e, id, rec);
-		ax_engine_log(e, "deleted %s", id);
+		/* Deleting a sandbox while it starts: once started, it is known
+		 * (runtime) and goes with the rest. */
+		rec = settled(e, id);
+		if (rec) {
+			destroy(e, id, rec);
+			ax_engine_log(e, "deleted %s", id);
+		}
 		resp->status = 204;
 	} else if (strcmp(tail, "/pause") == 0 && strcmp(req->method, "POST") == 0) {
 		pause_resume(e, id, rec, true, resp);
@@ -929,11 +1056,19 @@ void ax_sandboxes_route(ax_engine *e, const ax_req *req, ax_resp *resp)
 	} else if (strcmp(tail, "/snapshots") == 0 && strcmp(req->method, "POST") == 0) {
 		ax_snapshot_create(e, rec, req, resp);
 	} else if (strncmp(tail, "/endpoints/", 11) == 0 && strcmp(req->method, "GET") == 0) {
-		endpoint(e, rec, tail + 11, resp);
+		/* The agent's port and token are known once it started. */
+		rec = settled(e, id);
+		if (rec)
+			endpoint(e, rec, tail + 11, resp);
+		else
+			ax_resp_error(resp, 404, "SANDBOX::NOT_FOUND", "sandbox %s not found", id);
 	} else {
 		ax_resp_error(resp, 404, "GENERAL::NOT_FOUND", "no route for %s %s", req->method, req->path);
 	}
 	pthread_mutex_unlock(&e->lock);
+	/* The sandbox's own files are read without the lock. */
+	if (resp->status == 200 && resp->body && (!tail[0] || strcmp(tail, "/metadata") == 0))
+		add_entrypoint_status(e, resp->body);
 }
 
 /* ---------- background ---------- */
@@ -978,6 +1113,10 @@ void ax_sandboxes_reap(ax_engine *e)
 		ax_rt_handle h;
 		time_t t;
 
+		/* Starting (see create): what it started is not known yet. It
+		 * expires at the next tick after it runs. */
+		if (strcmp(state, "Pending") == 0)
+			continue;
 		if (exp && ax_time_parse_rfc3339(exp, &t) == 0 && t <= now) {
 			json_array_append_new(expired, json_string(id));
 			continue;

@@ -117,8 +117,9 @@ int ax_skeleton_get(const char *image_dir, const ax_host_layout *hl, char *out, 
 		return 0;
 	if (ax_mkdir_p(dir, 0700, err) < 0)
 		return -1;
-	/* Build beside it and rename, so a concurrent start never sees half a skeleton. */
-	snprintf(tmp, sizeof tmp, "%s.tmp-%d", out, (int)getpid());
+	/* Build beside it and rename, so a concurrent start never sees half a
+	 * skeleton; named per thread, as starts of one engine run side by side. */
+	snprintf(tmp, sizeof tmp, "%s.tmp-%d-%d", out, (int)getpid(), (int)gettid());
 	ax_rt_remove_state(tmp, NULL);
 	if (build(tmp, hl, err) < 0) {
 		ax_rt_remove_state(tmp, NULL);
