@@ -1,7 +1,7 @@
 /* rt_test: drives the sandbox runtime from the shell (tests/cli/runtime.sh).
  *
  *   rt_test start [--id ID] [--layer DIR]... [--hide PATH] [--images DIR] [--log PATH]
- *                 [--mem BYTES] [--pids N] [--env K=V]... [--keep-fd N]...
+ *                 [--mem BYTES] [--pids N] [--cpu MILLICPUS] [--env K=V]... [--keep-fd N]...
  *                 STATE_DIR IMAGE -- ARGV...
  *       prints the handle as JSON and saves it to STATE_DIR/handle.json
  *   rt_test alive|freeze|thaw|kill|remove STATE_DIR
@@ -143,6 +143,8 @@ static int parse_start(int argc, char **argv, opts *o)
 			o->spec.memory_bytes = atoll(v);
 		else if (!strcmp(k, "--pids"))
 			o->spec.pids_max = atoll(v);
+		else if (!strcmp(k, "--cpu"))
+			o->spec.cpu_millis = atoll(v);
 		else if (!strcmp(k, "--keep-fd") && nkeep < MAX_LIST) {
 			o->keep[nkeep++] = atoi(v);
 			o->keep[nkeep] = -1;
