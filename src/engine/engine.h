@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "error.h"
+#include "quantity.h"
 
 typedef struct ax_engine {
 	char *home;            /* $ALLOX_HOME */
@@ -21,6 +22,9 @@ typedef struct ax_engine {
 	char *api_key;         /* required on TCP unless insecure */
 	const char *clock_file;/* test-only clock offset (ALLOX_ENGINE_CLOCK_OFFSET_FILE) */
 	long create_delay_ms;  /* test-only pause between spawn and Running (ALLOX_ENGINE_TEST_CREATE_DELAY_MS) */
+	/* resourceLimits a create does not give (--default-cpu, -memory, -pids),
+	 * as the operator wrote them; "" = no limit. Indexed by ax_limit_kind. */
+	char default_limit[AX_LIMIT_N][32];
 	FILE *log;
 	pthread_mutex_t lock;  /* guards sandboxes and every record */
 	json_t *sandboxes;     /* id -> record (see store.c) */

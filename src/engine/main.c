@@ -35,7 +35,17 @@ typedef struct options {
 	const char *api_key_file;
 	bool insecure;
 	bool foreground;
+	const char *default_limit[AX_LIMIT_N];
 } options;
+
+/* Limits of sandboxes whose create names none (see allox-engine(8)): the
+ * SDKs' and allox-cli's memory default, and a pids bound that stops a fork
+ * bomb long before the host's pid space runs out. */
+#define DEFAULT_MEMORY "2Gi"
+#define DEFAULT_PIDS "1024"
+
+/* The option that sets each default; ephemeral-storage has none. */
+static const char *const default_flag[AX_LIMIT_N] = { "--default-cpu", "--default-memory", "--default-pids", NULL };
 
 time_t ax_engine_now(const ax_engine *e)
 {
@@ -74,6 +84,7 @@ void ax_engine_log(ax_engine *e, const char *fmt, ...)
 static void usage(FILE *f)
 {
 	fputs("Usage: allox-engine [--home DIR] [--listen HOST:PORT [--api-key-file FILE | --insecure]] [--foreground]\n"
+	      "                    [--default-cpu CPUS] [--default-memory SIZE] [--default-pids N]\n"
 	      "\n"
 	      "The local OpenSandbox lifecycle server behind allox-cli. It serves a unix socket in\n"
 	      "$ALLOX_HOME/run/engine.sock (and TCP with --listen), runs sandboxes with bubblewrap and\n"
@@ -84,6 +95,13 @@ static void usage(FILE *f)
 	      "  --api-key-file FILE  the API key for TCP (else $OPEN_SANDBOX_API_KEY)\n"
 	      "  --insecure           serve TCP without an API key\n"
 	      "  --foreground         do not detach; log to stderr too\n"
+	      "  --default-cpu CPUS   cpu limit of sandboxes that ask for none: 1, 0.5, 500m...\n"
+	      "                       or none (default: none)\n"
+	      "  --default-memory SIZE\n"
+	      "                       memory limit of sandboxes that ask for none, or none\n"
+	      "                       (default: " DEFAULT_MEMORY ")\n"
+	      "  --default-pids N     process limit of sandboxes that ask for none, or none\n"
+	      "                       (default: " DEFAULT_PIDS ")\n"
 	      "  --version, --help\n", f);
 }
 
@@ -95,6 +113,9 @@ static int parse_args(int argc, char **argv, options *o)
 		{ "api-key-file", required_argument, NULL, 'k' },
 		{ "insecure", no_argument, NULL, 'i' },
 		{ "foreground", no_argument, NULL, 'f' },
+		{ "default-cpu", required_argument, NULL, 'C' },
+		{ "default-memory", required_argument, NULL, 'M' },
+		{ "default-pids", required_argument, NULL, 'P' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -102,6 +123,10 @@ static int parse_args(int argc, char **argv, options *o)
 	int c;
 
 	memset(o, 0, sizeof *o);
+	o->default_limit[AX_LIMIT_CPU] = "none";
+	o->default_limit[AX_LIMIT_MEMORY] = DEFAULT_MEMORY;
+	o->default_limit[AX_LIMIT_PIDS] = DEFAULT_PIDS;
+	o->default_limit[AX_LIMIT_DISK] = "none";
 	while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
 		switch (c) {
 		case 'H': o->home = optarg; break;
@@ -109,6 +134,9 @@ static int parse_args(int argc, char **argv, options *o)
 		case 'k': o->api_key_file = optarg; break;
 		case 'i': o->insecure = true; break;
 		case 'f': o->foreground = true; break;
+		case 'C': o->default_limit[AX_LIMIT_CPU] = optarg; break;
+		case 'M': o->default_limit[AX_LIMIT_MEMORY] = optarg; break;
+		case 'P': o->default_limit[AX_LIMIT_PIDS] = optarg; break;
 		case 'V': printf("allox-engine %s\n", PACKAGE_VERSION); exit(0);
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
@@ -117,6 +145,18 @@ static int parse_args(int argc, char **argv, options *o)
 	if (optind < argc) {
 		fprintf(stderr, "allox-engine: unexpected argument '%s'\n", argv[optind]);
 		return -1;
+	}
+	for (int k = 0; k < AX_LIMIT_N; k++) {
+		const char *v = o->default_limit[k], *why = "too long";
+		long long n;
+
+		if (!default_flag[k] || strcmp(v, "none") == 0)
+			continue;
+		if (strlen(v) >= sizeof ((ax_engine *)0)->default_limit[k] ||
+		    ax_limit_parse((ax_limit_kind)k, v, &n, &why) < 0) {
+			fprintf(stderr, "allox-engine: invalid value '%s' for %s: %s (or none)\n", v, default_flag[k], why);
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -313,6 +353,9 @@ int main(int argc, char **argv)
 
 		e.create_delay_ms = delay ? atol(delay) : 0;
 	}
+	for (int k = 0; k < AX_LIMIT_N; k++)
+		if (strcmp(o.default_limit[k], "none") != 0)
+			snprintf(e.default_limit[k], sizeof e.default_limit[k], "%s", o.default_limit[k]);
 	e.agent_path = find_agent();
 	e.sandboxes = json_object();
 	e.snapshots = json_object();
@@ -360,6 +403,10 @@ int main(int argc, char **argv)
 	if (e.log)
 		fcntl(fileno(e.log), F_SETFD, FD_CLOEXEC);
 	ax_engine_log(&e, "allox-engine %s starting for %s (agent %s)", PACKAGE_VERSION, e.home, e.agent_path);
+	ax_engine_log(&e, "default limits: cpu %s, memory %s, pids %s",
+		      e.default_limit[AX_LIMIT_CPU][0] ? e.default_limit[AX_LIMIT_CPU] : "none",
+		      e.default_limit[AX_LIMIT_MEMORY][0] ? e.default_limit[AX_LIMIT_MEMORY] : "none",
+		      e.default_limit[AX_LIMIT_PIDS][0] ? e.default_limit[AX_LIMIT_PIDS] : "none");
 	if (access(e.agent_path, X_OK) < 0)
 		ax_engine_log(&e, "warning: agent %s is not executable", e.agent_path);
 	ax_rt_hold_freezer();

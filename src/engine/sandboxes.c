@@ -98,7 +98,7 @@ static void entrypoint_status(ax_engine *e, const char *id, json_t *status)
 static json_t *view(ax_engine *e, const json_t *rec, bool created)
 {
 	static const char *const keys[] = { "id", "image", "snapshotId", "status", "metadata", "entrypoint",
-					    "expiresAt", "createdAt" };
+					    "resourceLimits", "expiresAt", "createdAt" };
 	bool restored = json_object_get(rec, "snapshotId") != NULL;
 	json_t *v = json_object();
 	size_t i;
@@ -173,28 +173,6 @@ static bool string_map(const json_t *v)
 		if (!json_is_string(x))
 			return false;
 	return true;
-}
-
-/* "512Mi", "2Gi", "1G", "1000000" -> bytes; -1 if unreadable. */
-static long long parse_quantity(const char *s)
-{
-	static const struct { const char *suffix; long long mult; } units[] = {
-		{ "Ki", 1024LL }, { "Mi", 1024LL * 1024 }, { "Gi", 1024LL * 1024 * 1024 },
-		{ "Ti", 1024LL * 1024 * 1024 * 1024 }, { "k", 1000LL }, { "K", 1000LL }, { "M", 1000000LL },
-		{ "G", 1000000000LL }, { "T", 1000000000000LL }, { "", 1 },
-	};
-	char *end;
-	long long n;
-	size_t i;
-
-	errno = 0;
-	n = strtoll(s, &end, 10);
-	if (errno || end == s || n < 0)
-		return -1;
-	for (i = 0; i < sizeof units / sizeof units[0]; i++)
-		if (strcmp(end, units[i].suffix) == 0)
-			return n > (1LL << 50) / units[i].mult ? -1 : n * units[i].mult;
-	return -1;
 }
 
 static const char *image_problem(const char *uri)
@@ -320,11 +298,15 @@ static int check_create(const json_t *body, ax_resp *resp)
 			ax_resp_error(resp, 400, "SANDBOX::INVALID_METADATA_LABEL", "metadata key '%s' is reserved or empty", k);
 			return -1;
 		}
-	if (limits && json_object_get(limits, "memory") &&
-	    parse_quantity(json_string_value(json_object_get(limits, "memory"))) < 0) {
-		ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER", "resourceLimits.memory: cannot read '%s'",
-			      json_string_value(json_object_get(limits, "memory")));
-		return -1;
+	for (int l = 0; l < AX_LIMIT_N; l++) {
+		const char *v = json_string_value(json_object_get(limits, ax_limit_key((ax_limit_kind)l))), *why = "";
+		long long n;
+
+		if (v && ax_limit_parse((ax_limit_kind)l, v, &n, &why) < 0) {
+			ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER", "resourceLimits.%s '%s': %s",
+				      ax_limit_key((ax_limit_kind)l), v, why);
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -352,6 +334,34 @@ static void free_list(char **list)
 	for (i = 0; list && list[i]; i++)
 		free(list[i]);
 	free(list);
+}
+
+/* The limit of KIND in a record's resourceLimits (checked at create); 0: none. */
+static long long limit_of(const json_t *limits, ax_limit_kind kind)
+{
+	const char *v = json_string_value(json_object_get(limits, ax_limit_key(kind))), *why;
+	long long n;
+
+	return v && ax_limit_parse(kind, v, &n, &why) == 0 ? n : 0;
+}
+
+/* The limits a new sandbox gets: those the request gives that the engine
+ * knows (cpu, memory, pids, ephemeral-storage), else the engine's defaults.
+ * Other keys (gpu...) are not enforced here, so not recorded either. */
+static json_t *effective_limits(const ax_engine *e, const json_t *given)
+{
+	json_t *out = json_object();
+
+	for (int k = 0; k < AX_LIMIT_N; k++) {
+		const char *key = ax_limit_key((ax_limit_kind)k);
+		json_t *v = json_object_get(given, key);
+
+		if (json_is_string(v))
+			json_object_set(out, key, v);
+		else if (e->default_limit[k][0])
+			json_object_set_new(out, key, json_string(e->default_limit[k]));
+	}
+	return out;
 }
 
 /* Start the runtime for REC; fills rec.runtime. Called with the lock held. */
@@ -414,10 +424,9 @@ static int spawn(ax_engine *e, json_t *rec, ax_error *err)
 	spec.keep_fds = keep;
 	spec.layers = (const char *const *)layers;
 	spec.hide_path = e->home;
-	if (json_object_get(limits, "memory"))
-		spec.memory_bytes = parse_quantity(json_string_value(json_object_get(limits, "memory")));
-	if (json_object_get(limits, "pids"))
-		spec.pids_max = parse_quantity(json_string_value(json_object_get(limits, "pids")));
+	spec.memory_bytes = limit_of(limits, AX_LIMIT_MEMORY);
+	spec.pids_max = limit_of(limits, AX_LIMIT_PIDS);
+	spec.cpu_millis = limit_of(limits, AX_LIMIT_CPU);
 	if (ax_rt_start(&spec, &h, err) < 0)
 		goto out;
 	json_object_set_new(rec, "runtime",
@@ -467,7 +476,7 @@ static void create(ax_engine *e, const ax_req *req, ax_resp *resp)
 							    : json_pack("[sss]", "tail", "-f", "/dev/null"),
 			"metadata", meta ? json_incref(meta) : json_object(),
 			"env", json_object_get(body, "env") ? json_incref(json_object_get(body, "env")) : json_object(),
-			"resourceLimits", json_incref(json_object_get(body, "resourceLimits")), "createdAt", now);
+			"resourceLimits", effective_limits(e, json_object_get(body, "resourceLimits")), "createdAt", now);
 	if (json_is_integer(timeout)) {
 		ax_time_rfc3339(ax_engine_now(e) + (time_t)json_integer_value(timeout), exp);
 		json_object_set_new(rec, "expiresAt", json_string(exp));
