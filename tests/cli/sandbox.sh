@@ -29,7 +29,10 @@ run allox sandbox get -o json
 expect_out "{
   \"id\": \"$ID\",
   \"state\": \"Running\",
-  \"image\": \"host\"
+  \"image\": \"host\",
+  \"cpu\": \"1\",
+  \"memory\": \"2Gi\",
+  \"pids\": \"1024\"
 }"
 run allox sandbox endpoint "$ID" -o json
 jq -e --arg id "$ID" '.sandbox_id == $id' "$TMP/out" >/dev/null || fail "endpoint"
