@@ -25,6 +25,7 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <arpa/inet.h>
@@ -165,6 +166,24 @@ static void occupy_std_fds(void)
 	for (fd = 0; fd <= 2; fd++)
 		if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY) < 0)
 			return;
+}
+
+/* Close every fd above stderr but KEEP_A and KEEP_B: what the sandbox's
+ * setup handed down by accident (bubblewrap keeps the user namespace fd it
+ * joined open, for one) must not reach the commands we run. */
+static void close_strays(int keep_a, int keep_b)
+{
+	int keep[2] = { keep_a < keep_b ? keep_a : keep_b, keep_a < keep_b ? keep_b : keep_a };
+	unsigned from = 3;
+
+	for (int i = 0; i < 2; i++) {
+		if (keep[i] < (int)from)
+			continue;
+		if ((unsigned)keep[i] > from)
+			syscall(SYS_close_range, from, (unsigned)keep[i] - 1, 0U);
+		from = (unsigned)keep[i] + 1;
+	}
+	syscall(SYS_close_range, from, ~0U, 0U);
 }
 
 /* Check FD is a listening TCP socket, mark it CLOEXEC and describe it in WHERE. */
@@ -409,6 +428,7 @@ int main(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return err.exit_code;
 	}
+	close_strays(a.opt.listen_fd, a.opt.token_fd);
 	a.ext_path = ag_ext_path(argv[0]);
 	rc = run(&a, &err);
 	if (rc < 0)

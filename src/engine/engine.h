@@ -11,6 +11,7 @@
 
 #include "error.h"
 #include "quantity.h"
+#include "uidrange.h"
 
 typedef struct ax_engine {
 	char *home;            /* $ALLOX_HOME */
@@ -22,6 +23,10 @@ typedef struct ax_engine {
 	char *api_key;         /* required on TCP unless insecure */
 	const char *clock_file;/* test-only clock offset (ALLOX_ENGINE_CLOCK_OFFSET_FILE) */
 	long create_delay_ms;  /* test-only pause between spawn and Running (ALLOX_ENGINE_TEST_CREATE_DELAY_MS) */
+	ax_uidrange uids;      /* host uid ranges sandboxes are mapped to */
+	bool nesting;          /* sandboxes may create user namespaces (--allow-nesting) */
+	char host_mask[4096];  /* under lock: the host image's mask layer (host_mask.c), "" = none */
+	long long host_mask_ms;/* CLOCK_MONOTONIC ms of its last scan */
 	/* resourceLimits a create does not give (--default-cpu, -memory, -pids),
 	 * as the operator wrote them; "" = no limit. Indexed by ax_limit_kind. */
 	char default_limit[AX_LIMIT_N][32];
@@ -80,6 +85,9 @@ char *ax_store_dir(const ax_engine *e, const char *id);
 void ax_sandboxes_route(ax_engine *e, const ax_req *req, ax_resp *resp);
 void ax_sandboxes_reap(ax_engine *e);
 void ax_sandboxes_adopt(ax_engine *e);
+/* Rescan the host for what the host image must hide (lock not held): at
+ * start, then from the tick when the last scan is 10 s old. */
+void ax_sandboxes_scan_host(ax_engine *e, bool force);
 /* True if a capture holds sandbox ID frozen (lock held). */
 bool ax_sandbox_capturing(ax_engine *e, const char *id);
 /* Freeze or thaw sandbox ID for a capture (lock held); -1 with ERR. */
@@ -107,6 +115,9 @@ void ax_snapshot_create(ax_engine *e, json_t *rec, const ax_req *req, ax_resp *r
 /* Fill a new sandbox record REC from snapshot SNAPSHOT_ID: image and layers
  * (lock held). -1 with RESP filled when the snapshot can't be restored. */
 int ax_snapshot_restore_into(ax_engine *e, const char *snapshot_id, json_t *rec, ax_resp *resp);
+/* The owners' base on disk of each layer of sandbox record REC (its
+ * "layers" and "layerBases"); NULL if none or ENOMEM. */
+unsigned *ax_layer_bases(const json_t *rec);
 /* Paths of the layer ids in LAYERS, NULL-terminated; NULL if none or ENOMEM. */
 char **ax_layer_paths(const ax_engine *e, const json_t *layers);
 /* Remove captured layers no snapshot or sandbox refers to (lock held). */

@@ -35,6 +35,8 @@ typedef struct options {
 	const char *api_key_file;
 	bool insecure;
 	bool foreground;
+	unsigned uid_base, uid_ranges;
+	bool nesting;
 	const char *default_limit[AX_LIMIT_N];
 } options;
 
@@ -46,6 +48,19 @@ typedef struct options {
 
 /* The option that sets each default; ephemeral-storage has none. */
 static const char *const default_flag[AX_LIMIT_N] = { "--default-cpu", "--default-memory", "--default-pids", NULL };
+
+static int parse_uint(const char *s, unsigned min, unsigned max, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-' || v < min || v > max)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
 
 time_t ax_engine_now(const ax_engine *e)
 {
@@ -85,6 +100,7 @@ static void usage(FILE *f)
 {
 	fputs("Usage: allox-engine [--home DIR] [--listen HOST:PORT [--api-key-file FILE | --insecure]] [--foreground]\n"
 	      "                    [--default-cpu CPUS] [--default-memory SIZE] [--default-pids N]\n"
+	      "                    [--uid-base UID] [--uid-ranges N] [--allow-nesting]\n"
 	      "\n"
 	      "The local OpenSandbox lifecycle server behind allox-cli. It serves a unix socket in\n"
 	      "$ALLOX_HOME/run/engine.sock (and TCP with --listen), runs sandboxes with bubblewrap and\n"
@@ -102,6 +118,9 @@ static void usage(FILE *f)
 	      "                       (default: " DEFAULT_MEMORY ")\n"
 	      "  --default-pids N     process limit of sandboxes that ask for none, or none\n"
 	      "                       (default: " DEFAULT_PIDS ")\n"
+	      "  --uid-base UID       first host uid of the sandboxes' uid ranges (default 1073741824)\n"
+	      "  --uid-ranges N       how many ranges of 65536 uids to use from there (default 4096)\n"
+	      "  --allow-nesting      let sandboxes create user namespaces (nested sandboxes)\n"
 	      "  --version, --help\n", f);
 }
 
@@ -116,6 +135,9 @@ static int parse_args(int argc, char **argv, options *o)
 		{ "default-cpu", required_argument, NULL, 'C' },
 		{ "default-memory", required_argument, NULL, 'M' },
 		{ "default-pids", required_argument, NULL, 'P' },
+		{ "uid-base", required_argument, NULL, 'u' },
+		{ "uid-ranges", required_argument, NULL, 'r' },
+		{ "allow-nesting", no_argument, NULL, 'N' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -137,6 +159,21 @@ static int parse_args(int argc, char **argv, options *o)
 		case 'C': o->default_limit[AX_LIMIT_CPU] = optarg; break;
 		case 'M': o->default_limit[AX_LIMIT_MEMORY] = optarg; break;
 		case 'P': o->default_limit[AX_LIMIT_PIDS] = optarg; break;
+		case 'N': o->nesting = true; break;
+		case 'u':
+			if (parse_uint(optarg, AX_UIDRANGE_SIZE, UINT_MAX - AX_UIDRANGE_SIZE, &o->uid_base) < 0) {
+				fprintf(stderr, "allox-engine: --uid-base: expected a uid from %u to %u, got '%s'\n",
+					AX_UIDRANGE_SIZE, UINT_MAX - AX_UIDRANGE_SIZE, optarg);
+				return -1;
+			}
+			break;
+		case 'r':
+			if (parse_uint(optarg, 1, 65535, &o->uid_ranges) < 0) {
+				fprintf(stderr, "allox-engine: --uid-ranges: expected a count from 1 to 65535, got '%s'\n",
+					optarg);
+				return -1;
+			}
+			break;
 		case 'V': printf("allox-engine %s\n", PACKAGE_VERSION); exit(0);
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
@@ -144,6 +181,14 @@ static int parse_args(int argc, char **argv, options *o)
 	}
 	if (optind < argc) {
 		fprintf(stderr, "allox-engine: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	if (!o->uid_base)
+		o->uid_base = AX_UIDRANGE_FIRST;
+	if (!o->uid_ranges)
+		o->uid_ranges = AX_UIDRANGE_COUNT;
+	if ((unsigned long long)o->uid_base + (unsigned long long)o->uid_ranges * AX_UIDRANGE_SIZE > UINT_MAX) {
+		fprintf(stderr, "allox-engine: %u uid ranges from %u go past the last uid\n", o->uid_ranges, o->uid_base);
 		return -1;
 	}
 	for (int k = 0; k < AX_LIMIT_N; k++) {
@@ -357,6 +402,10 @@ int main(int argc, char **argv)
 		if (strcmp(o.default_limit[k], "none") != 0)
 			snprintf(e.default_limit[k], sizeof e.default_limit[k], "%s", o.default_limit[k]);
 	e.agent_path = find_agent();
+	e.uids.dir = AX_UIDRANGE_DIR;
+	e.uids.first = o.uid_base;
+	e.uids.count = o.uid_ranges;
+	e.nesting = o.nesting;
 	e.sandboxes = json_object();
 	e.snapshots = json_object();
 	e.capturing = json_object();
@@ -416,6 +465,7 @@ int main(int argc, char **argv)
 	 * here when they end so we can reap them (the host's init may not). */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	ax_sandboxes_adopt(&e);
+	ax_sandboxes_scan_host(&e, true);
 	ax_snapshots_adopt(&e);
 	ufd = unix_listener(sock, &err);
 	if (ufd < 0)
@@ -453,6 +503,7 @@ int main(int argc, char **argv)
 		if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP)
 			break;
 		ax_sandboxes_reap(&e);
+		ax_sandboxes_scan_host(&e, false);
 		ax_snapshots_sync(&e, false);
 		ax_layers_sweep(&e, false);
 	}

@@ -6,10 +6,19 @@
  * because one overlay with lowerdir=/ would expose /home, /root, /tmp... and
  * overlapping layers fail with ELOOP.
  * rootfs image: one overlay lower=<rootfs> upper=layer/top.
- * Checkpoint layers stack above the image in both cases. */
+ * Checkpoint layers stack above the image in both cases.
+ *
+ * Every lower is an idmapped bind (AX_OP_IDMAP) staged under
+ * <state_dir>/idmap/<n>: the image's root-owned files show as owned by the
+ * sandbox's root (host uid_base), so they look root-owned inside while the
+ * sandbox's root is an unprivileged host uid; a checkpoint layer captured by
+ * a sandbox with another base is shifted to this one's. The upper layer is
+ * owned by the sandbox's own range on disk. */
 #include "runtime_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <fts.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +38,10 @@ typedef struct ctx {
 	char images[PATH_MAX];      /* canonical image_dir */
 	char hide[PATH_MAX];        /* canonical hide_path, "" if none */
 	ax_strv layers;             /* canonical layer dirs, topmost first */
+	const unsigned *layer_bases;/* their owners' base on disk (spec->layer_bases) */
+	unsigned base;              /* spec->uid_base */
+	unsigned staged;            /* idmap/<n> directories made so far */
+	char empty_file[PATH_MAX + 16]; /* an empty file to bind over masked ones */
 	ax_host_layout hl;          /* host image only */
 } ctx;
 
@@ -58,9 +71,58 @@ static int canon(const char *what, const char *path, char *out, ax_error *err)
 	return check_opt_path(out, err);
 }
 
+/* The host uid of an image file's owner UID as the sandbox sees it. */
+static unsigned shifted(const ctx *c, unsigned uid)
+{
+	return c->base + (uid < AX_RT_IDS ? uid : AX_RT_IDS - 2);
+}
+
+/* Index of the idmap from on-disk base FROM, added when new; -1 when full. */
+static int idmap_index(ctx *c, unsigned from)
+{
+	ax_rootfs *rf = c->rf;
+
+	for (size_t i = 0; i < rf->n_idmaps; i++)
+		if (rf->idmap_from[i] == from)
+			return (int)i;
+	if (rf->n_idmaps == AX_IDMAPS_MAX)
+		return -1;
+	rf->idmap_from[rf->n_idmaps] = from;
+	return (int)rf->n_idmaps++;
+}
+
+/* Plan an idmapped, read-only bind of SRC (owners from FROM on) at DST. */
+static int plan_idmap(ctx *c, const char *src, unsigned from, const char *dst, ax_error *err)
+{
+	int k = idmap_index(c, from);
+	char data[4];
+
+	if (k < 0)
+		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "layers come from more than %d uid ranges",
+			       AX_IDMAPS_MAX);
+	snprintf(data, sizeof data, "%d", k);
+	ax_plan_add(&c->rf->mounts, AX_OP_IDMAP, src, dst, data);
+	return 0;
+}
+
+/* SRC as an overlay lower: itself when its owners are already the sandbox's,
+ * else an idmapped bind staged at <sd>/idmap/<n> (written to OUT). */
+static int lower_path(ctx *c, const char *src, unsigned from, char *out, size_t len, ax_error *err)
+{
+	if (from == c->base) {
+		snprintf(out, len, "%s", src);
+		return 0;
+	}
+	snprintf(out, len, "%s/idmap/%u", c->sd, c->staged++);
+	if (mkdir(out, 0700) < 0 && errno != EEXIST)
+		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create %s: %s", out, strerror(errno));
+	return plan_idmap(c, src, from, out, err);
+}
+
 /* mkdir PATH (if missing) with the attributes of LIKE, since an overlay shows
- * the upper directory's mode and owner, not the lower's. */
-static int mkdir_like(const char *path, const char *like, mode_t fallback, ax_error *err)
+ * the upper directory's mode and owner, not the lower's; the owner is
+ * shifted into the sandbox's range like the lower's files. */
+static int mkdir_like(const ctx *c, const char *path, const char *like, mode_t fallback, ax_error *err)
 {
 	struct stat st;
 	mode_t mode = fallback;
@@ -77,7 +139,7 @@ static int mkdir_like(const char *path, const char *like, mode_t fallback, ax_er
 			return 0;
 		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create %s: %s", path, strerror(errno));
 	}
-	if (chmod(path, mode) < 0 || lchown(path, uid, gid) < 0)
+	if (chmod(path, mode) < 0 || lchown(path, shifted(c, uid), shifted(c, gid)) < 0)
 		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot set up %s: %s", path, strerror(errno));
 	return 0;
 }
@@ -87,25 +149,45 @@ static int mkdir_like(const char *path, const char *like, mode_t fallback, ax_er
 static int add_overlay(ctx *c, const char *name, const char *image_lower, const char *like, const char *dst,
 		       ax_error *err)
 {
+	char mask[PATH_MAX + 64];
 	char upper[PATH_MAX + 64], work[PATH_MAX + 64], opts[OVL_OPTS_MAX + 1];
 	size_t used;
 	int n;
 
+	char lower[PATH_MAX + 64];
+
 	snprintf(upper, sizeof upper, "%s/layer/%s", c->sd, name);
 	snprintf(work, sizeof work, "%s/work/%s", c->sd, name);
-	if (mkdir_like(upper, like, 0755, err) < 0 || mkdir_like(work, NULL, 0700, err) < 0)
+	if (mkdir_like(c, upper, like, 0755, err) < 0)
 		return -1;
+	/* The work directory stays root's: only the overlay (mounted by host root) uses it. */
+	if (mkdir(work, 0700) < 0 && errno != EEXIST)
+		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create %s: %s", work, strerror(errno));
 	used = (size_t)snprintf(opts, sizeof opts, "lowerdir=");
 	for (size_t i = 0; i < c->layers.n && used < sizeof opts; i++) {
 		char dir[PATH_MAX + 64];
 
 		snprintf(dir, sizeof dir, "%s/%s", c->layers.v[i], name);
-		if (is_dir(dir))
-			used += (size_t)snprintf(opts + used, sizeof opts - used, "%s:", dir);
+		if (!is_dir(dir))
+			continue;
+		if (lower_path(c, dir, c->layer_bases ? c->layer_bases[i] : 0, lower, sizeof lower, err) < 0)
+			return -1;
+		used += (size_t)snprintf(opts + used, sizeof opts - used, "%s:", lower);
+	}
+	/* The host's own secrets stay hidden below the sandbox's layers (host_mask.c). */
+	if (c->spec->host_mask && strcmp(name, "top") != 0 && used < sizeof opts) {
+		snprintf(mask, sizeof mask, "%s/%s", c->spec->host_mask, name);
+		if (is_dir(mask)) {
+			if (check_opt_path(mask, err) < 0 || lower_path(c, mask, 0, lower, sizeof lower, err) < 0)
+				return -1;
+			used += (size_t)snprintf(opts + used, sizeof opts - used, "%s:", lower);
+		}
 	}
 	if (used >= sizeof opts)
 		goto too_long;
-	n = snprintf(opts + used, sizeof opts - used, "%s,upperdir=%s,workdir=%s", image_lower, upper, work);
+	if (lower_path(c, image_lower, 0, lower, sizeof lower, err) < 0)
+		return -1;
+	n = snprintf(opts + used, sizeof opts - used, "%s,upperdir=%s,workdir=%s", lower, upper, work);
 	if (n < 0 || (size_t)n >= sizeof opts - used)
 		goto too_long;
 	ax_plan_add(&c->rf->mounts, AX_OP_OVERLAY, NULL, dst, opts);
@@ -115,9 +197,47 @@ too_long:
 		       dst, OVL_OPTS_MAX);
 }
 
+/* A bind can't carry the host mask's whiteouts: cover each masked path
+ * under HOSTDIR itself, a file with an empty read-only file (the /.allox
+ * tmpfs's), a directory with an empty read-only tmpfs. */
+static int cover_masked(ctx *c, const char *hostdir, ax_error *err)
+{
+	char mask[PATH_MAX + 64], dst[PATH_MAX * 2];
+	char *roots[] = { mask, NULL };
+	FTS *fts;
+	FTSENT *f;
+
+	if (!c->spec->host_mask)
+		return 0;
+	snprintf(mask, sizeof mask, "%s%s", c->spec->host_mask, hostdir);
+	if (!is_dir(mask))
+		return 0;
+	fts = fts_open(roots, FTS_PHYSICAL | FTS_NOCHDIR, NULL);
+	if (!fts)
+		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot read %s: %s", mask, strerror(errno));
+	while ((f = fts_read(fts))) {
+		bool opaque = f->fts_info == FTS_D && f->fts_level > 0 &&
+			      getxattr(f->fts_path, "trusted.overlay.opaque", NULL, 0) > 0;
+		bool whiteout = f->fts_info == FTS_DEFAULT && S_ISCHR(f->fts_statp->st_mode);
+
+		if (!opaque && !whiteout)
+			continue;
+		snprintf(dst, sizeof dst, "%s%s%s", c->rf->merged, hostdir, f->fts_path + strlen(mask));
+		if (opaque) {
+			ax_plan_add(&c->rf->mounts, AX_OP_TMPFS, NULL, dst, "mode=0700,size=4k,nr_inodes=4");
+			ax_plan_add(&c->rf->mounts, AX_OP_REMOUNT_RO, NULL, dst, NULL);
+			fts_set(fts, f, FTS_SKIP);
+		} else {
+			ax_plan_add(&c->rf->mounts, AX_OP_BIND_RO, c->empty_file, dst, NULL);
+		}
+	}
+	fts_close(fts);
+	return 0;
+}
+
 /* An exposed dir that holds engine state can't be an overlay lower (the
  * layers would overlap): bind it read-only and cover the state with tmpfs. */
-static void add_covered_bind(ctx *c, const char *hostdir)
+static int add_covered_bind(ctx *c, const char *hostdir, ax_error *err)
 {
 	char sandboxes[PATH_MAX], dst[PATH_MAX * 2], *slash;
 	const char *covers[3], *done[3];
@@ -132,7 +252,8 @@ static void add_covered_bind(ctx *c, const char *hostdir)
 	covers[1] = sandboxes;
 	covers[2] = c->images;
 	snprintf(dst, sizeof dst, "%s%s", c->rf->merged, hostdir);
-	ax_plan_add(&c->rf->mounts, AX_OP_BIND_RO, hostdir, dst, NULL);
+	if (plan_idmap(c, hostdir, 0, dst, err) < 0)
+		return -1;
 	for (size_t i = 0; i < 3; i++) {
 		bool covered = false;
 
@@ -148,6 +269,7 @@ static void add_covered_bind(ctx *c, const char *hostdir)
 		ax_plan_add(&c->rf->mounts, AX_OP_REMOUNT_RO, NULL, dst, NULL);
 	}
 	ax_rt_note(c->rf->note, sizeof c->rf->note, "%s is read-only (it holds engine state)", hostdir);
+	return cover_masked(c, hostdir, err);
 }
 
 static bool holds_state(const ctx *c, const char *hostdir)
@@ -174,7 +296,8 @@ static void hide_var_tmp(ctx *c)
 	}
 	snprintf(path, sizeof path, "%s/layer/var/tmp", c->sd);
 	if (mkdir(path, 01777) == 0) {
-		if (chmod(path, 01777) < 0 || setxattr(path, "trusted.overlay.opaque", "y", 1, 0) < 0)
+		if (chmod(path, 01777) < 0 || lchown(path, c->base, c->base) < 0 ||
+		    setxattr(path, "trusted.overlay.opaque", "y", 1, 0) < 0)
 			ax_rt_note(c->rf->note, sizeof c->rf->note, "host /var/tmp visible: %s", strerror(errno));
 	}
 }
@@ -195,7 +318,8 @@ static int plan_host(ctx *c, ax_error *err)
 			continue;
 		snprintf(hostdir, sizeof hostdir, "/%s", ax_exposed_dirs[i]);
 		if (holds_state(c, hostdir)) {
-			add_covered_bind(c, hostdir);
+			if (add_covered_bind(c, hostdir, err) < 0)
+				return -1;
 			continue;
 		}
 		snprintf(dst, sizeof dst, "%s%s", c->rf->merged, hostdir);
@@ -236,7 +360,7 @@ static int plan_rootfs(ctx *c, const char *path, ax_error *err)
 		snprintf(upper, sizeof upper, "%s/layer/top/%s", c->sd, needed[i].name);
 		if (lstat(lower, &st) == 0 && !S_ISDIR(st.st_mode))
 			continue;
-		if (lstat(upper, &st) < 0 && mkdir_like(upper, lower, needed[i].mode, err) < 0)
+		if (lstat(upper, &st) < 0 && mkdir_like(c, upper, lower, needed[i].mode, err) < 0)
 			return -1;
 	}
 	return 0;
@@ -244,7 +368,7 @@ static int plan_rootfs(ctx *c, const char *path, ax_error *err)
 
 static int setup_dirs(ctx *c, ax_error *err)
 {
-	static const char *const sub[] = { "layer", "work", "merged" };
+	static const char *const sub[] = { "layer", "work", "merged", "idmap" };
 
 	for (size_t i = 0; i < sizeof sub / sizeof sub[0]; i++) {
 		char path[PATH_MAX + 16];
@@ -252,6 +376,17 @@ static int setup_dirs(ctx *c, ax_error *err)
 		snprintf(path, sizeof path, "%s/%s", c->sd, sub[i]);
 		if (mkdir(path, 0700) < 0 && errno != EEXIST)
 			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create %s: %s", path, strerror(errno));
+	}
+	/* Bound over host files the sandbox may not read (cover_masked): empty,
+	 * and host root's, so unreadable inside as well. */
+	snprintf(c->empty_file, sizeof c->empty_file, "%s/idmap/empty", c->sd);
+	{
+		int fd = open(c->empty_file, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0);
+
+		if (fd < 0)
+			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create %s: %s", c->empty_file,
+				       strerror(errno));
+		close(fd);
 	}
 	c->rf->merged = ax_rt_fmt("%s/merged", c->sd);
 	return c->rf->merged ? 0 : ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "out of memory");
@@ -300,6 +435,9 @@ int ax_rootfs_prepare(const ax_rt_spec *spec, ax_rootfs *rf, ax_error *err)
 	memset(&c, 0, sizeof c);
 	c.spec = spec;
 	c.rf = rf;
+	c.base = spec->uid_base;
+	c.layer_bases = spec->layer_bases;
+	rf->uid_base = spec->uid_base;
 	if (resolve(&c, err) < 0 || setup_dirs(&c, err) < 0) {
 		rc = -1;
 	} else if (strcmp(spec->image, "host") == 0) {
@@ -313,7 +451,7 @@ int ax_rootfs_prepare(const ax_rt_spec *spec, ax_rootfs *rf, ax_error *err)
 	if (rc == 0)
 		rc = ax_agent_plan(spec, strcmp(spec->image, "host") != 0, rf, err);
 	if (rc == 0 && strcmp(spec->image, "host") == 0)
-		rc = ax_resolv_plan(c.sd, &c.hl, rf, err);
+		rc = ax_resolv_plan(c.sd, &c.hl, spec->uid_base, rf, err);
 	if (rc == 0)
 		ax_dev_plan(rf);
 	if (rc == 0) {

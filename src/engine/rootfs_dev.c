@@ -7,7 +7,7 @@
  * The tree is bwrap's: a small tmpfs (nosuid, nodev) with the host's null,
  * zero, full, random, urandom and tty bind-mounted (nosuid, devices allowed
  * on those binds only), the /proc/self/fd symlinks, core, a private devpts
- * instance with ptmx, and an empty shm directory. bwrap then binds the root
+ * instance with ptmx, and a size-limited tmpfs on /dev/shm. bwrap then binds the root
  * with --dev-bind, which keeps each mount's own nodev: every other mount of
  * the plan sets nodev itself (runtime_spawn.c), so device nodes in an image
  * or a layer stay unusable. */
@@ -30,11 +30,13 @@ static const struct {
 
 void ax_dev_plan(ax_rootfs *rf)
 {
-	char dev[PATH_MAX], dst[PATH_MAX + 64], src[64];
+	char dev[PATH_MAX], dst[PATH_MAX + 64], src[64], opts[128];
 
 	snprintf(dev, sizeof dev, "%s/dev", rf->merged);
-	/* No size limit, as bwrap's: /dev/shm lives in it (Chromium's shared memory). */
-	ax_plan_add(&rf->mounts, AX_OP_TMPFS, NULL, dev, "mode=0755");
+	/* Owned by the sandbox's root, so it looks as a container's /dev does;
+	 * it holds only mount points and links: a few inodes are enough. */
+	snprintf(opts, sizeof opts, "mode=0755,uid=%u,gid=%u,size=64k,nr_inodes=64", rf->uid_base, rf->uid_base);
+	ax_plan_add(&rf->mounts, AX_OP_TMPFS, NULL, dev, opts);
 	for (size_t i = 0; i < sizeof dev_nodes / sizeof dev_nodes[0]; i++) {
 		snprintf(src, sizeof src, "/dev/%s", dev_nodes[i]);
 		snprintf(dst, sizeof dst, "%s/%s", dev, dev_nodes[i]);
@@ -47,6 +49,11 @@ void ax_dev_plan(ax_rootfs *rf)
 	}
 	snprintf(dst, sizeof dst, "%s/shm", dev);
 	ax_plan_add(&rf->mounts, AX_OP_MKDIR, NULL, dst, NULL);
+	/* Its own size: shared memory is charged to the sandbox's memory limit,
+	 * but a sandbox without one could otherwise fill the host's RAM. */
+	snprintf(opts, sizeof opts, "mode=1777,uid=%u,gid=%u,size=%s,nr_inodes=16k", rf->uid_base, rf->uid_base,
+		 AX_RT_SHM_SIZE);
+	ax_plan_add(&rf->mounts, AX_OP_TMPFS, NULL, dst, opts);
 	snprintf(dst, sizeof dst, "%s/pts", dev);
 	ax_plan_add(&rf->mounts, AX_OP_MKDIR, NULL, dst, NULL);
 	ax_plan_add(&rf->mounts, AX_OP_DEVPTS, NULL, dst, "newinstance,ptmxmode=0666,mode=620");

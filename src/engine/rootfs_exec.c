@@ -93,7 +93,7 @@ static void bind_ext_module(const char *exe, const char *name, const char *allox
 int ax_agent_plan(const ax_rt_spec *spec, bool foreign_root, ax_rootfs *rf, ax_error *err)
 {
 	const char *arg0 = spec->argv[0], *name = strrchr(arg0, '/');
-	char exe[PATH_MAX], allox[PATH_MAX + 16], dst[PATH_MAX * 2];
+	char exe[PATH_MAX], allox[PATH_MAX + 16], dst[PATH_MAX * 2], opts[96];
 	struct stat st;
 
 	if (arg0[0] != '/' || !name || !name[1])
@@ -104,7 +104,8 @@ int ax_agent_plan(const ax_rt_spec *spec, bool foreign_root, ax_rootfs *rf, ax_e
 	if (!S_ISREG(st.st_mode) || access(exe, X_OK) < 0)
 		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot run %s: not an executable file", arg0);
 	snprintf(allox, sizeof allox, "%s/.allox", rf->merged);
-	ax_plan_add(&rf->mounts, AX_OP_TMPFS, NULL, allox, "mode=0755,size=64k,nr_inodes=64");
+	snprintf(opts, sizeof opts, "mode=0755,uid=%u,gid=%u,size=64k,nr_inodes=64", rf->uid_base, rf->uid_base);
+	ax_plan_add(&rf->mounts, AX_OP_TMPFS, NULL, allox, opts);
 	snprintf(dst, sizeof dst, "%s/bin", allox);
 	ax_plan_add(&rf->mounts, AX_OP_MKDIR, NULL, dst, NULL);
 	snprintf(dst, sizeof dst, "%s/bin/%s", allox, name);
@@ -166,7 +167,7 @@ static bool exposed(const ax_host_layout *hl, const char *path)
  * read-only bind of the host's file (in-place rewrites show through; a file
  * replaced by rename is seen at the next start, as with Docker's copy).
  * Nothing else of /run is exposed. */
-int ax_resolv_plan(const char *sd, const ax_host_layout *hl, ax_rootfs *rf, ax_error *err)
+int ax_resolv_plan(const char *sd, const ax_host_layout *hl, unsigned uid_base, ax_rootfs *rf, ax_error *err)
 {
 	char path[PATH_MAX] = "/etc/resolv.conf", link[PATH_MAX], real[PATH_MAX], upper[PATH_MAX * 2];
 	char dst[PATH_MAX + 32];
@@ -199,6 +200,20 @@ int ax_resolv_plan(const char *sd, const ax_host_layout *hl, ax_rootfs *rf, ax_e
 		return -1;
 	if (symlink("/.allox/resolv.conf", upper) < 0 && errno != EEXIST)
 		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create %s: %s", upper, strerror(errno));
+	/* What we made in the fresh upper layer belongs to the sandbox's root,
+	 * or its /run would be an unwritable stranger's directory inside. */
+	for (char *slash = strchr(upper + strlen(sd) + strlen("/layer/top/"), '/'); slash; slash = strchr(slash + 1, '/')) {
+		char c = *slash;
+
+		*slash = '\0';
+		if (lchown(upper, uid_base, uid_base) < 0) {
+			*slash = c;
+			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot set up %s: %s", upper, strerror(errno));
+		}
+		*slash = c;
+	}
+	if (lchown(upper, uid_base, uid_base) < 0)
+		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot set up %s: %s", upper, strerror(errno));
 	snprintf(dst, sizeof dst, "%s/.allox/resolv.conf", rf->merged);
 	ax_plan_add(&rf->mounts, AX_OP_MKFILE, NULL, dst, NULL);
 	ax_plan_add(&rf->mounts, AX_OP_BIND_RO, real, dst, NULL);

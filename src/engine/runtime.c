@@ -2,8 +2,11 @@
  * bwrap, then learn PID 1's host pid from --info-fd and wait until it has
  * exec'd argv, so setup failures are reported here and not discovered later. */
 #include "runtime_spawn.h"
+#include "seccomp_filter.h"
+#include "userns.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -45,20 +48,94 @@ static int validate(const ax_rt_spec *s, ax_error *err)
 	}
 	if (s->memory_bytes < 0 || s->pids_max < 0 || s->cpu_millis < 0)
 		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "negative memory, pids or cpu limit");
+	if (s->uid_base == 0 || s->uid_base > UINT_MAX - AX_RT_IDS)
+		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "invalid uid base %u for the sandbox", s->uid_base);
 	return 0;
 }
 
-static void bwrap_argv(const ax_rt_spec *s, const ax_rootfs *rf, int info_fd, ax_strv *av)
+/* Docker's default capability set: root inside may own files, change users
+ * and signal its processes, but not mount, trace, load modules or touch
+ * the clock (none of which it could do to the host anyway: its
+ * capabilities hold in its own user namespace only). */
+static const char *const kept_caps[] = {
+	"CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FSETID", "CAP_FOWNER", "CAP_MKNOD", "CAP_NET_RAW",
+	"CAP_SETGID", "CAP_SETUID", "CAP_SETFCAP", "CAP_SETPCAP", "CAP_NET_BIND_SERVICE", "CAP_SYS_CHROOT",
+	"CAP_KILL", "CAP_AUDIT_WRITE",
+};
+
+/* Docker's read-only and masked /proc paths. The read-only ones are the
+ * host's /proc entries bound over the sandbox's: what they show follows
+ * the reader's namespaces, not the mount's. */
+static const char *const proc_ro[] = { "bus", "fs", "irq", "sys", "sysrq-trigger" };
+static const char *const proc_masked[] = {
+	"asound", "acpi", "kcore", "keys", "latency_stats", "timer_list", "timer_stats", "sched_debug", "scsi",
+};
+
+static void proc_argv(ax_strv *av)
+{
+	char path[64];
+	struct stat st;
+
+	ax_strv_add(av, "--proc");
+	ax_strv_add(av, "/proc");
+	for (size_t i = 0; i < sizeof proc_ro / sizeof proc_ro[0]; i++) {
+		snprintf(path, sizeof path, "/proc/%s", proc_ro[i]);
+		if (lstat(path, &st) < 0)
+			continue;
+		ax_strv_add(av, "--ro-bind");
+		ax_strv_add(av, path);
+		ax_strv_add(av, path);
+	}
+	for (size_t i = 0; i < sizeof proc_masked / sizeof proc_masked[0]; i++) {
+		snprintf(path, sizeof path, "/proc/%s", proc_masked[i]);
+		if (lstat(path, &st) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			ax_strv_add(av, "--tmpfs");
+			ax_strv_add(av, path);
+			ax_strv_add(av, "--remount-ro");
+		} else {
+			/* Reads see an empty file, as in Docker. */
+			ax_strv_add(av, "--dev-bind");
+			ax_strv_add(av, "/dev/null");
+		}
+		ax_strv_add(av, path);
+	}
+}
+
+static void bwrap_argv(const ax_rt_spec *s, const ax_rootfs *rf, const ax_spawn *sp, ax_strv *av)
 {
 	ax_strv_add(av, AX_RT_BWRAP);
 	/* /dev is in the plan already (rootfs_dev.c); --dev-bind keeps its device
-	 * binds usable and every other mount's own nodev. */
+	 * binds usable and every other mount's own nodev. The root is on /tmp
+	 * of the setup's mount namespace (runtime_spawn.c). */
 	ax_strv_add(av, "--dev-bind");
-	ax_strv_add(av, rf->merged);
+	ax_strv_add(av, "/tmp");
 	ax_strv_add(av, "/");
-	ax_strv_add(av, "--proc");
-	ax_strv_add(av, "/proc");
-	ax_strv_add(av, "--unshare-user");
+	proc_argv(av);
+	/* The sandbox's user namespace (uids 0..65535 = host uid_base..), made
+	 * by the engine; bwrap joins it and becomes root there. */
+	ax_strv_add(av, "--userns");
+	ax_strv_addf(av, "%d", sp->userns_fd);
+	/* bwrap leaves that fd open into the sandbox; as --block-fd it is read
+	 * (a user namespace fd has nothing to read: EINVAL at once) and closed
+	 * by bwrap right before the exec. */
+	ax_strv_add(av, "--block-fd");
+	ax_strv_addf(av, "%d", sp->userns_fd);
+	ax_strv_add(av, "--uid");
+	ax_strv_add(av, "0");
+	ax_strv_add(av, "--gid");
+	ax_strv_add(av, "0");
+	ax_strv_add(av, "--cap-drop");
+	ax_strv_add(av, "ALL");
+	for (size_t i = 0; i < sizeof kept_caps / sizeof kept_caps[0]; i++) {
+		ax_strv_add(av, "--cap-add");
+		ax_strv_add(av, kept_caps[i]);
+	}
+	if (sp->seccomp_fd >= 0) {
+		ax_strv_add(av, "--seccomp");
+		ax_strv_addf(av, "%d", sp->seccomp_fd);
+	}
 	ax_strv_add(av, "--unshare-pid");
 	ax_strv_add(av, "--unshare-ipc");
 	ax_strv_add(av, "--unshare-uts");
@@ -83,7 +160,7 @@ static void bwrap_argv(const ax_rt_spec *s, const ax_rootfs *rf, int info_fd, ax
 		ax_strv_add(av, eq + 1);
 	}
 	ax_strv_add(av, "--info-fd");
-	ax_strv_addf(av, "%d", info_fd);
+	ax_strv_addf(av, "%d", sp->info_w);
 	ax_strv_add(av, "--");
 	for (size_t i = 0; i < rf->exec.n; i++)
 		ax_strv_add(av, rf->exec.v[i]);
@@ -166,8 +243,28 @@ static int wait_exec(pid_t pid, unsigned long long start, const struct stat *bwr
 
 typedef struct launch {
 	int status[2], info[2], log_fd, null_fd, cg_fds[AX_CG_N];
+	int userns_fd, idmap_fds[AX_IDMAPS_MAX];   /* idmap_fds[k] may be userns_fd: close once */
+	int seccomp_fd;                            /* read (once) by bwrap */
 	off_t log_off;
 } launch;
+
+/* The sandbox's user namespace and one per on-disk owner base of its lowers. */
+static int open_userns(const ax_rt_spec *s, const ax_rootfs *rf, launch *l, ax_error *err)
+{
+	if (ax_userns_open(0, s->uid_base, AX_RT_IDS, s->uid_base, &l->userns_fd, err) < 0)
+		return -1;
+	l->userns_fd = high_fd(l->userns_fd);
+	for (size_t k = 0; k < rf->n_idmaps; k++) {
+		if (rf->idmap_from[k] == 0) {
+			l->idmap_fds[k] = l->userns_fd;
+			continue;
+		}
+		if (ax_userns_open(rf->idmap_from[k], s->uid_base, AX_RT_IDS, s->uid_base, &l->idmap_fds[k], err) < 0)
+			return -1;
+		l->idmap_fds[k] = high_fd(l->idmap_fds[k]);
+	}
+	return 0;
+}
 
 static int open_fds(const ax_rt_spec *s, const ax_cgroup *cg, launch *l, ax_error *err)
 {
@@ -224,6 +321,11 @@ static void close_fds(launch *l)
 	close_fd(&l->null_fd);
 	for (int k = 0; k < AX_CG_N; k++)
 		close_fd(&l->cg_fds[k]);
+	for (int k = 0; k < AX_IDMAPS_MAX; k++)
+		if (l->idmap_fds[k] != l->userns_fd)
+			close_fd(&l->idmap_fds[k]);
+	close_fd(&l->userns_fd);
+	close_fd(&l->seccomp_fd);
 }
 
 static int spawn(const ax_rt_spec *s, const ax_rootfs *rf, const ax_cgroup *cg, ax_rt_handle *h, launch *l,
@@ -239,22 +341,30 @@ static int spawn(const ax_rt_spec *s, const ax_rootfs *rf, const ax_cgroup *cg, 
 	if (stat(AX_RT_BWRAP, &bwrap) < 0)
 		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "%s: %s (install bubblewrap)", AX_RT_BWRAP,
 			       strerror(errno));
-	if (open_fds(s, cg, l, err) < 0)
+	if (open_fds(s, cg, l, err) < 0 || open_userns(s, rf, l, err) < 0)
 		return -1;
-	bwrap_argv(s, rf, l->info[1], &av);
-	if (av.oom) {
-		ax_strv_free(&av);
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "out of memory");
-	}
+	l->seccomp_fd = high_fd(ax_seccomp_filter_fd(s->nesting, err));
+	if (l->seccomp_fd < 0)
+		return -1;
 	memset(&sp, 0, sizeof sp);
 	sp.mounts = &rf->mounts;
-	sp.argv = av.v;
+	sp.root = rf->merged;
 	memcpy(sp.cg_fds, l->cg_fds, sizeof sp.cg_fds);
 	sp.null_fd = l->null_fd;
 	sp.log_fd = l->log_fd;
 	sp.status_w = l->status[1];
 	sp.info_w = l->info[1];
 	sp.keep_fds = s->keep_fds;
+	sp.idmap_fds = l->idmap_fds;
+	sp.userns_fd = l->userns_fd;
+	sp.seccomp_fd = l->seccomp_fd;
+	sp.uid_base = s->uid_base;
+	bwrap_argv(s, rf, &sp, &av);
+	if (av.oom) {
+		ax_strv_free(&av);
+		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "out of memory");
+	}
+	sp.argv = av.v;
 	child = ax_spawn_fork(&sp);
 	rc = errno;
 	ax_strv_free(&av);
@@ -305,9 +415,11 @@ int ax_rt_start(const ax_rt_spec *spec, ax_rt_handle *h, ax_error *err)
 	}
 	h->cgroup = ax_cg_can_freeze(&cg);
 	memset(&l, 0, sizeof l);
-	l.status[0] = l.status[1] = l.info[0] = l.info[1] = l.log_fd = l.null_fd = -1;
+	l.status[0] = l.status[1] = l.info[0] = l.info[1] = l.log_fd = l.null_fd = l.userns_fd = l.seccomp_fd = -1;
 	for (int k = 0; k < AX_CG_N; k++)
 		l.cg_fds[k] = -1;
+	for (int k = 0; k < AX_IDMAPS_MAX; k++)
+		l.idmap_fds[k] = -1;
 	rc = spawn(spec, &rf, &cg, h, &l, err);
 	close_fds(&l);
 	ax_rootfs_free(&rf);

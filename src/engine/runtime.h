@@ -11,6 +11,9 @@
 
 #include "error.h"
 
+/* How many uids (and gids) a sandbox has: 0..65535, as in a container. */
+#define AX_RT_IDS 65536u
+
 typedef struct ax_rt_spec {
 	const char *id;              /* [A-Za-z0-9_.-]{1,64}: hostname prefix (12 chars) and cgroup name */
 	const char *state_dir;       /* $ALLOX_HOME/engine/sandboxes/<id>; exists, private to the engine */
@@ -22,8 +25,17 @@ typedef struct ax_rt_spec {
 	const int *keep_fds;         /* fds passed through at the same numbers, -1-terminated or NULL */
 	const char *hide_path;       /* $ALLOX_HOME: never visible inside; NULL = nothing extra */
 	const char *image_dir;       /* shared image data; NULL = <state_dir>/../../images */
+	const char *host_mask;       /* "host" image: the layer that hides what host users may not
+	                              * read (ax_host_mask_get), NULL = none */
 	const char *log_path;        /* the sandbox's stdout/stderr and bwrap's own errors (appended);
 	                              * NULL = <state_dir>/console.log */
+	unsigned uid_base;           /* host uid and gid of root inside: the sandbox's users and groups
+	                              * 0..AX_RT_IDS-1 are host uid_base.., which no other running
+	                              * sandbox uses; never 0 */
+	const unsigned *layer_bases; /* per layer: the host uid its files' owners start at (the
+	                              * uid_base of the sandbox that captured it; 0 for layers stored
+	                              * unshifted); NULL = all 0 */
+	bool nesting;                /* may create user namespaces (nested sandboxes) */
 	long long memory_bytes;      /* 0 = no limit */
 	long long pids_max;          /* 0 = no limit; counts bwrap's monitor process too */
 	long long cpu_millis;        /* CPU time per wall time, in millicores (1000 = one CPU); 0 = no limit */

@@ -12,6 +12,7 @@
 #define AX_RT_BWRAP "/usr/bin/bwrap"
 #define AX_RT_WAIT_MS 5000      /* bound for freeze, thaw and kill */
 #define AX_RT_START_MS 10000    /* bound for each phase of a start */
+#define AX_RT_SHM_SIZE "256m"   /* /dev/shm: Chromium's shared memory lives there */
 
 /* Growable NULL-terminated string vector; allocation failure is sticky in oom
  * so builders can check once at the end. */
@@ -50,6 +51,8 @@ typedef enum {
 	AX_OP_BIND_DEV,     /* bind the device node src on dst; devices allowed there */
 	AX_OP_SYMLINK,      /* symlink dst -> src */
 	AX_OP_DEVPTS,       /* a devpts instance on dst with options data */
+	AX_OP_IDMAP,        /* bind src (not its submounts) on dst read-only, its owners shifted by
+	                     * the idmap whose index is data[0] - '0' (ax_rootfs.idmap_from) */
 } ax_op_kind;
 
 typedef struct ax_op {
@@ -81,8 +84,18 @@ void ax_host_layout_read(ax_host_layout *hl);
 int ax_skeleton_get(const char *image_dir, const ax_host_layout *hl, char *out, size_t len, ax_error *err);
 
 /* The sandbox's file system: mounts under merged, and how to exec argv[0]. */
+/* At most this many distinct on-disk owner bases below one sandbox. */
+#define AX_IDMAPS_MAX 8
+
 typedef struct ax_rootfs {
 	ax_plan mounts;
+	/* Idmap k shows files whose on-disk owners start at host uid
+	 * idmap_from[k] as owned by the sandbox's uids (from uid_base on):
+	 * 0 for the image and legacy layers, a capturing sandbox's base for
+	 * checkpoint layers. */
+	unsigned idmap_from[AX_IDMAPS_MAX];
+	size_t n_idmaps;
+	unsigned uid_base;
 	ax_strv exec;        /* argv prefix inside the sandbox (loader and/or bound binary) */
 	char *merged;        /* becomes / of the sandbox */
 	char note[256];
@@ -98,7 +111,7 @@ void ax_dev_plan(ax_rootfs *rf);
 
 /* Make /etc/resolv.conf resolve inside a host sandbox whose state is SD
  * (canonical) when the host's points outside the exposed directories. */
-int ax_resolv_plan(const char *sd, const ax_host_layout *hl, ax_rootfs *rf, ax_error *err);
+int ax_resolv_plan(const char *sd, const ax_host_layout *hl, unsigned uid_base, ax_rootfs *rf, ax_error *err);
 void ax_rootfs_free(ax_rootfs *rf);
 
 /* Per-sandbox cgroup directories; "" when that one is not used. */

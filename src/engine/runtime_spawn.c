@@ -53,7 +53,30 @@ static __attribute__((noreturn)) void child_fail(const ax_spawn *sp, int step, i
 	_exit(127);
 }
 
-static int do_op(const ax_op *op)
+/* open_tree + mount_setattr(MOUNT_ATTR_IDMAP) + move_mount: a detached
+ * copy of SRC (not its submounts, as AX_OP_BIND_RO) whose owners show
+ * through USERNS's map, attached at DST. */
+static int idmap_bind(const char *src, const char *dst, int userns)
+{
+	struct mount_attr attr;
+	int tree, rc, e;
+
+	tree = (int)syscall(SYS_open_tree, AT_FDCWD, src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	if (tree < 0)
+		return -1;
+	memset(&attr, 0, sizeof attr);
+	attr.attr_set = MOUNT_ATTR_IDMAP | MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+	attr.userns_fd = (unsigned)userns;
+	rc = (int)syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &attr, sizeof attr);
+	if (rc == 0)
+		rc = (int)syscall(SYS_move_mount, tree, "", AT_FDCWD, dst, MOVE_MOUNT_F_EMPTY_PATH);
+	e = errno;
+	close(tree);
+	errno = e;
+	return rc;
+}
+
+static int do_op(const ax_spawn *sp, const ax_op *op)
 {
 	int fd;
 
@@ -79,6 +102,8 @@ static int do_op(const ax_op *op)
 		return mount("devpts", op->dst, "devpts", MS_NOSUID | MS_NOEXEC, op->data);
 	case AX_OP_TMPFS:
 		return mount("tmpfs", op->dst, "tmpfs", MS_NOSUID | MS_NODEV, op->data);
+	case AX_OP_IDMAP:
+		return idmap_bind(op->src, op->dst, sp->idmap_fds[op->data[0] - '0']);
 	case AX_OP_MKDIR:
 		return mkdir(op->dst, 0755) < 0 && errno != EEXIST ? -1 : 0;
 	case AX_OP_MKFILE:
@@ -150,8 +175,14 @@ static __attribute__((noreturn)) void setup(const ax_spawn *sp)
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		child_fail(sp, AX_STEP_PRIVATE, 0);
 	for (size_t i = 0; i < sp->mounts->n; i++)
-		if (do_op(&sp->mounts->ops[i]) < 0)
+		if (do_op(sp, &sp->mounts->ops[i]) < 0)
 			child_fail(sp, (int)i, 0);
+	/* bwrap runs as the sandbox's host uid, which cannot walk the engine's
+	 * private state directories to the root: /tmp (world-searchable, and
+	 * the one path bwrap keeps reachable as /oldroot/tmp under its own
+	 * tmpfs) is where it finds it, in this mount namespace only. */
+	if (mount(sp->root, "/tmp", NULL, MS_BIND | MS_REC, NULL) < 0)
+		child_fail(sp, AX_STEP_ROOT, 0);
 	if ((!kept(sp, 0) && dup2(sp->null_fd, 0) < 0) || (!kept(sp, 1) && dup2(sp->log_fd, 1) < 0) ||
 	    (!kept(sp, 2) && dup2(sp->log_fd, 2) < 0))
 		child_fail(sp, AX_STEP_STDIO, 0);
@@ -168,8 +199,19 @@ static __attribute__((noreturn)) void setup(const ax_spawn *sp)
 			child_fail(sp, AX_STEP_KEEPFD, *k);
 	if (fcntl(sp->info_w, F_SETFD, 0) < 0)
 		child_fail(sp, AX_STEP_KEEPFD, sp->info_w);
+	if (fcntl(sp->userns_fd, F_SETFD, 0) < 0)
+		child_fail(sp, AX_STEP_KEEPFD, sp->userns_fd);
+	if (sp->seccomp_fd >= 0 && fcntl(sp->seccomp_fd, F_SETFD, 0) < 0)
+		child_fail(sp, AX_STEP_KEEPFD, sp->seccomp_fd);
 	if (chdir("/") < 0)
 		child_fail(sp, AX_STEP_EXEC, 0);
+	/* Become the sandbox's unprivileged host uid: bwrap then has
+	 * capabilities only in the sandbox's user namespace, which that uid
+	 * owns (userns.c), and none on the host. Raw calls: glibc's would
+	 * signal the engine's threads, whose memory we share. */
+	if (syscall(SYS_setgroups, 0, NULL) < 0 || syscall(SYS_setresgid, sp->uid_base, sp->uid_base, sp->uid_base) < 0 ||
+	    syscall(SYS_setresuid, sp->uid_base, sp->uid_base, sp->uid_base) < 0)
+		child_fail(sp, AX_STEP_IDENTITY, 0);
 	execve(sp->argv[0], sp->argv, no_env);
 	child_fail(sp, AX_STEP_EXEC, 0);
 }
@@ -237,6 +279,10 @@ static void describe(const ax_plan *mounts, int step, int arg, int e, ax_error *
 		case AX_OP_BIND_DEV:
 			ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot bind %s on %s: %s", op->src, op->dst, m);
 			return;
+		case AX_OP_IDMAP:
+			ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot make an idmapped mount of %s on %s: %s", op->src,
+				op->dst, m);
+			return;
 		case AX_OP_DEVPTS:
 			ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot mount devpts on %s: %s", op->dst, m);
 			return;
@@ -275,6 +321,12 @@ static void describe(const ax_plan *mounts, int step, int arg, int e, ax_error *
 		break;
 	case AX_STEP_KEEPFD:
 		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot pass fd %d to the sandbox: %s", arg, m);
+		break;
+	case AX_STEP_ROOT:
+		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot bind the sandbox's root on /tmp: %s", m);
+		break;
+	case AX_STEP_IDENTITY:
+		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot take the sandbox's host uid: %s", m);
 		break;
 	default:
 		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot run %s: %s", AX_RT_BWRAP, m);

@@ -14,17 +14,24 @@ enum {
 	AX_STEP_STDIO = -6,
 	AX_STEP_KEEPFD = -7,
 	AX_STEP_EXEC = -8,
+	AX_STEP_ROOT = -9,
+	AX_STEP_IDENTITY = -10,
 };
 
 /* What the setup process needs, all prepared by the parent. Every fd here is
  * CLOEXEC and >= 3; info_w and keep_fds are the ones bwrap inherits. */
 typedef struct ax_spawn {
 	const ax_plan *mounts;
+	const char *root;           /* the planned root (ax_rootfs.merged) */
 	char *const *argv;          /* bwrap's command line */
 	int cg_fds[AX_CG_N];        /* v1 tasks / v2 cgroup.procs files to join, -1 when unused */
 	int null_fd, log_fd;        /* stdin; stdout and stderr (unless kept) */
 	int status_w, info_w;
 	const int *keep_fds;
+	const int *idmap_fds;       /* user namespaces of ax_rootfs.idmap_from, for AX_OP_IDMAP */
+	int userns_fd;              /* the sandbox's own, for bwrap --userns */
+	int seccomp_fd;             /* for bwrap --seccomp, -1 when none */
+	unsigned uid_base;          /* the host identity bwrap runs as */
 	char *stack_b;              /* set by ax_spawn_fork */
 } ax_spawn;
 

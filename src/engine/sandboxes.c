@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "fs.h"
+#include "host_mask.h"
 #include "runtime.h"
 #include "timeutil.h"
 
@@ -372,6 +373,7 @@ static int spawn(ax_engine *e, json_t *rec, ax_error *err)
 	char token[65], fdbuf[2][16], *dir = ax_store_dir(e, id);
 	char **env = env_list(json_object_get(rec, "env"));
 	char **layers = ax_layer_paths(e, json_object_get(rec, "layers"));
+	unsigned *bases = ax_layer_bases(rec);
 	const char **argv = NULL;
 	int lfd = -1, tp[2] = { -1, -1 }, port = 0, keep[3], rc = -1;
 	size_t i, n = json_array_size(ep);
@@ -379,7 +381,8 @@ static int spawn(ax_engine *e, json_t *rec, ax_error *err)
 	ax_rt_handle h;
 	json_t *x;
 
-	if (!dir || !env || (json_array_size(json_object_get(rec, "layers")) && !layers) || random_hex(token, 32) < 0) {
+	if (!dir || !env || (json_array_size(json_object_get(rec, "layers")) && (!layers || !bases)) ||
+	    random_hex(token, 32) < 0) {
 		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "cannot prepare the sandbox");
 		goto out;
 	}
@@ -423,7 +426,16 @@ static int spawn(ax_engine *e, json_t *rec, ax_error *err)
 	spec.env = (const char *const *)env;
 	spec.keep_fds = keep;
 	spec.layers = (const char *const *)layers;
+	spec.layer_bases = bases;
+	spec.uid_base = (unsigned)json_integer_value(json_object_get(rec, "uidBase"));
 	spec.hide_path = e->home;
+	spec.host_mask = e->host_mask[0] ? e->host_mask : NULL;
+	spec.nesting = e->nesting;
+	/* Fail closed: without its mask a host sandbox would read the host's secrets. */
+	if (!spec.host_mask && strcmp(spec.image ?: "", "host") == 0) {
+		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot hide the host's private files (see the engine's log)");
+		goto out;
+	}
 	spec.memory_bytes = limit_of(limits, AX_LIMIT_MEMORY);
 	spec.pids_max = limit_of(limits, AX_LIMIT_PIDS);
 	spec.cpu_millis = limit_of(limits, AX_LIMIT_CPU);
@@ -445,8 +457,29 @@ out:
 	free(argv);
 	free_list(env);
 	free_list(layers);
+	free(bases);
 	free(dir);
 	return rc;
+}
+
+/* A range of host uids for REC's sandbox, claimed for its state directory
+ * DIR (released by destroy or a failed create). */
+static int claim_uids(ax_engine *e, json_t *rec, const char *dir, ax_error *err)
+{
+	unsigned base;
+
+	if (ax_uidrange_claim(&e->uids, dir, &base, err) < 0)
+		return -1;
+	json_object_set_new(rec, "uidBase", json_integer(base));
+	return 0;
+}
+
+static void release_uids(ax_engine *e, const json_t *rec, const char *dir)
+{
+	const json_t *base = json_object_get(rec, "uidBase");
+
+	if (json_is_integer(base) && dir)
+		ax_uidrange_release(&e->uids, dir, (unsigned)json_integer_value(base));
 }
 
 static void create(ax_engine *e, const ax_req *req, ax_resp *resp)
@@ -500,12 +533,13 @@ static void create(ax_engine *e, const ax_req *req, ax_resp *resp)
 		free(dir);
 		return;
 	}
-	if (!dir || ax_mkdir_p(dir, 0700, &err) < 0 || ax_store_save_nosync(e, rec, &err) < 0 ||
-	    spawn(e, rec, &err) < 0) {
+	if (!dir || ax_mkdir_p(dir, 0700, &err) < 0 || claim_uids(e, rec, dir, &err) < 0 ||
+	    ax_store_save_nosync(e, rec, &err) < 0 || spawn(e, rec, &err) < 0) {
 		ax_engine_log(e, "create %s failed: %s", id, err.message);
 		ax_resp_error(resp, 500, "SANDBOX::PROVISIONING_ERROR", "cannot start sandbox: %s", err.message);
 		if (dir)
 			ax_rt_remove_state(dir, &err);
+		release_uids(e, rec, dir);
 		ax_layers_gc(e);
 		pthread_mutex_unlock(&e->lock);
 		json_decref(rec);
@@ -709,6 +743,7 @@ static void destroy(ax_engine *e, const char *id, json_t *rec)
 	collect(&h, 100);
 	if (dir && ax_rt_remove_state(dir, &err) < 0)
 		ax_engine_log(e, "remove %s: %s", dir, err.message);
+	release_uids(e, rec, dir);
 	free(dir);
 	json_object_del(e->sandboxes, id);
 	ax_layers_gc(e);
@@ -948,6 +983,36 @@ void ax_sandboxes_reap(ax_engine *e)
 	}
 	pthread_mutex_unlock(&e->lock);
 	json_decref(expired);
+}
+
+void ax_sandboxes_scan_host(ax_engine *e, bool force)
+{
+	char mask[sizeof e->host_mask], note[256] = "", *images;
+	long long now = ax_rt_now_ms();
+	ax_error err;
+
+	pthread_mutex_lock(&e->lock);
+	/* Only while sandboxes are about: 60-80 ms of stat()s per scan. */
+	if (!force && (now - e->host_mask_ms < 10000 || !json_object_size(e->sandboxes))) {
+		pthread_mutex_unlock(&e->lock);
+		return;
+	}
+	pthread_mutex_unlock(&e->lock);
+	images = ax_path_join(e->state_dir, "images");
+	if (!images || ax_mkdir_p(images, 0700, &err) < 0 ||
+	    ax_host_mask_get(images, mask, sizeof mask, note, sizeof note, &err) < 0) {
+		ax_engine_log(e, "cannot build the host mask: %s", images ? err.message : "out of memory");
+		mask[0] = '\0';
+	} else if (note[0]) {
+		ax_engine_log(e, "host mask: %s", note);
+	}
+	free(images);
+	pthread_mutex_lock(&e->lock);
+	/* A failed rescan keeps the last good mask. */
+	if (mask[0] || force)
+		snprintf(e->host_mask, sizeof e->host_mask, "%s", mask);
+	e->host_mask_ms = now;
+	pthread_mutex_unlock(&e->lock);
 }
 
 void ax_sandboxes_adopt(ax_engine *e)

@@ -112,6 +112,24 @@ static char *layer_path(const ax_engine *e, const char *id, const char *suffix)
 	return path;
 }
 
+unsigned *ax_layer_bases(const json_t *rec)
+{
+	const json_t *layers = json_object_get(rec, "layers"), *bases = json_object_get(rec, "layerBases");
+	size_t n = json_array_size(layers);
+	unsigned *v;
+
+	if (!n)
+		return NULL;
+	v = calloc(n, sizeof *v);
+	for (size_t i = 0; v && i < n; i++) {
+		const char *id = json_string_value(json_array_get(layers, i)) ?: "";
+
+		/* Layers of engines before uid ranges were stored unshifted. */
+		v[i] = (unsigned)json_integer_value(json_object_get(bases, id));
+	}
+	return v;
+}
+
 char **ax_layer_paths(const ax_engine *e, const json_t *layers)
 {
 	size_t n = json_array_size(layers), i;
@@ -394,7 +412,7 @@ void ax_snapshot_create(ax_engine *e, json_t *rec, const ax_req *req, ax_resp *r
 {
 	const char *sandbox_id = json_string_value(json_object_get(rec, "id"));
 	const char *state = json_string_value(json_object_get(json_object_get(rec, "status"), "state"));
-	json_t *body = ax_parse_body(req, resp, false), *name, *snap, *layers, *x;
+	json_t *body = ax_parse_body(req, resp, false), *name, *snap, *layers, *bases, *x;
 	capture_job *job = NULL;
 	char id[37], now[32];
 	const char *k;
@@ -438,6 +456,11 @@ void ax_snapshot_create(ax_engine *e, json_t *rec, const ax_req *req, ax_resp *r
 	json_object_set_new(snap, "createdAt", json_string(now));
 	json_object_set(snap, "image", json_object_get(rec, "image"));
 	json_object_set_new(snap, "layers", layers);
+	/* Whose uids own each layer's files on disk: the capture copies the
+	 * upper layer as it is, owned by the sandbox's range. */
+	bases = json_object_get(rec, "layerBases") ? json_deep_copy(json_object_get(rec, "layerBases")) : json_object();
+	json_object_set(bases, id, json_object_get(rec, "uidBase") ?: json_integer(0));
+	json_object_set_new(snap, "layerBases", bases);
 	json_decref(body);
 	json_object_set(e->snapshots, id, snap);
 	if (start_capture(e, snap, sandbox_id, &job, &err) < 0) {
@@ -489,6 +512,8 @@ int ax_snapshot_restore_into(ax_engine *e, const char *snapshot_id, json_t *rec,
 	json_object_set_new(rec, "snapshotId", json_string(snapshot_id));
 	json_object_set_new(rec, "image", json_deep_copy(json_object_get(snap, "image")));
 	json_object_set_new(rec, "layers", json_deep_copy(json_object_get(snap, "layers")));
+	if (json_object_get(snap, "layerBases"))
+		json_object_set_new(rec, "layerBases", json_deep_copy(json_object_get(snap, "layerBases")));
 	return 0;
 }
 

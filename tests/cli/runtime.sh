@@ -273,7 +273,10 @@ t "/dev is bwrap's: devices, /proc/self/fd links, ptys, shm; a device node anywh
 # with --dev-bind: every other mount must carry its own nodev.
 mkdir -p "$(sd devs)/layer/top/home/gem"
 mknod "$(sd devs)/layer/top/home/gem/null-copy" c 1 3
-start_opts devs host -- /bin/sh -c '
+# A layer made by hand belongs to a uid range we pick, outside the claimed ones.
+UB=$((0x3ff00000))
+chown -R $UB:$UB "$(sd devs)/layer"
+start_opts devs host --uid-base $UB -- /bin/sh -c '
 	cd /dev && ls -A | tr "\n" " " > /home/gem/names
 	for n in full null random tty urandom zero; do [ -c /dev/$n ] && printf "%s " $n; done > /home/gem/nodes
 	echo x > /dev/null && head -c 16 /dev/urandom | wc -c > /home/gem/urandom

@@ -2,6 +2,7 @@
  *
  *   rt_test start [--id ID] [--layer DIR]... [--hide PATH] [--images DIR] [--log PATH]
  *                 [--mem BYTES] [--pids N] [--cpu MILLICPUS] [--env K=V]... [--keep-fd N]...
+ *                 [--uid-base UID] [--layer-base UID]
  *                 STATE_DIR IMAGE -- ARGV...
  *       prints the handle as JSON and saves it to STATE_DIR/handle.json
  *   rt_test alive|freeze|thaw|kill|remove STATE_DIR
@@ -9,7 +10,9 @@
  *       median start-to-exec of /bin/true as PID 1 against the bwrap floor
  *
  * The id defaults to STATE_DIR's name and hide_path to STATE_DIR/../../..
- * (i.e. $ALLOX_HOME when STATE_DIR is $ALLOX_HOME/engine/sandboxes/<id>). */
+ * (i.e. $ALLOX_HOME when STATE_DIR is $ALLOX_HOME/engine/sandboxes/<id>).
+ * The uid base is claimed as the engine claims it (for STATE_DIR) unless
+ * given; --layer-base is where every --layer's owners start on disk. */
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -25,6 +28,8 @@
 #include <unistd.h>
 
 #include "runtime.h"
+#include "host_mask.h"
+#include "uidrange.h"
 
 #define MAX_LIST 32
 
@@ -32,8 +37,11 @@ typedef struct opts {
 	ax_rt_spec spec;
 	const char *layers[MAX_LIST + 1], *env[MAX_LIST + 1];
 	int keep[MAX_LIST + 1];
+	unsigned layer_bases[MAX_LIST + 1];
 	char id[128], hide[PATH_MAX];
 } opts;
+
+static const ax_uidrange uid_ranges = { AX_UIDRANGE_DIR, AX_UIDRANGE_FIRST, AX_UIDRANGE_COUNT };
 
 static int usage(void)
 {
@@ -145,6 +153,13 @@ static int parse_start(int argc, char **argv, opts *o)
 			o->spec.pids_max = atoll(v);
 		else if (!strcmp(k, "--cpu"))
 			o->spec.cpu_millis = atoll(v);
+		else if (!strcmp(k, "--uid-base"))
+			o->spec.uid_base = (unsigned)strtoul(v, NULL, 10);
+		else if (!strcmp(k, "--layer-base")) {
+			for (int j = 0; j < MAX_LIST; j++)
+				o->layer_bases[j] = (unsigned)strtoul(v, NULL, 10);
+			o->spec.layer_bases = o->layer_bases;
+		}
 		else if (!strcmp(k, "--keep-fd") && nkeep < MAX_LIST) {
 			o->keep[nkeep++] = atoi(v);
 			o->keep[nkeep] = -1;
@@ -169,8 +184,28 @@ static int parse_start(int argc, char **argv, opts *o)
 	return 0;
 }
 
+static int claim_uids(const char *sd, unsigned *base, ax_error *err)
+{
+	char real[PATH_MAX];
+
+	if (!realpath(sd, real))
+		return ax_fail(err, 1, "RUNTIME", "%s: %s", sd, strerror(errno));
+	return ax_uidrange_claim(&uid_ranges, real, base, err);
+}
+
+/* The host image's mask, as the engine builds it, under IMAGES (made if missing). */
+static int host_mask(const char *images, char *out, size_t len, ax_error *err)
+{
+	char note[256];
+
+	if (mkdir(images, 0700) < 0 && errno != EEXIST)
+		return ax_fail(err, 1, "RUNTIME", "%s: %s", images, strerror(errno));
+	return ax_host_mask_get(images, out, len, note, sizeof note, err);
+}
+
 static int cmd_start(int argc, char **argv)
 {
+	char mask[PATH_MAX], images[PATH_MAX + 16];
 	ax_rt_handle h;
 	ax_error err;
 	opts o;
@@ -181,6 +216,16 @@ static int cmd_start(int argc, char **argv)
 	if (parse_start(argc, argv, &o) < 0)
 		return usage();
 	ax_error_clear(&err);
+	if (!o.spec.uid_base && claim_uids(o.spec.state_dir, &o.spec.uid_base, &err) < 0)
+		return report(&err);
+	snprintf(images, sizeof images, "%s", o.spec.image_dir ?: "");
+	if (!images[0])
+		snprintf(images, sizeof images, "%s/../../images", o.spec.state_dir);
+	if (strcmp(o.spec.image, "host") == 0) {
+		if (host_mask(images, mask, sizeof mask, &err) < 0)
+			return report(&err);
+		o.spec.host_mask = mask;
+	}
 	if (ax_rt_start(&o.spec, &h, &err) < 0)
 		return report(&err);
 	j = handle_json(o.id, &h);
@@ -312,7 +357,7 @@ static void wait_gone(pid_t pid)
 	close(fd);
 }
 
-static int run_ours(const char *base, const char *self, int i, sample *s)
+static int run_ours(const char *base, const char *mask, const char *self, int i, sample *s)
 {
 	char sd[PATH_MAX], id[32], fdarg[16];
 	const char *argv[] = { self, "stamp", fdarg, NULL };
@@ -337,7 +382,12 @@ static int run_ours(const char *base, const char *self, int i, sample *s)
 	spec.argv = argv;
 	spec.keep_fds = keep;
 	spec.hide_path = base;
+	spec.host_mask = mask;
 	ax_error_clear(&err);
+	if (claim_uids(sd, &spec.uid_base, &err) < 0) {
+		report(&err);
+		goto out;
+	}
 	t0 = now_ms();
 	if (ax_rt_start(&spec, &h, &err) < 0) {
 		report(&err);
@@ -377,8 +427,9 @@ static void print_row(const char *what, const sample *v, int n, int which)
 static int cmd_bench(int argc, char **argv)
 {
 	int n = argc > 2 ? atoi(argv[2]) : 20, rc = 1;
-	char base[PATH_MAX], dir[PATH_MAX + 32], self[PATH_MAX];
+	char base[PATH_MAX], dir[PATH_MAX + 32], self[PATH_MAX], mask[PATH_MAX];
 	sample *fl = NULL, *ours = NULL, warm;
+	ax_error err;
 	ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
 
 	if (n < 1 || n > 10000 || len <= 0)
@@ -392,13 +443,16 @@ static int cmd_bench(int argc, char **argv)
 	mkdir(dir, 0700);
 	snprintf(dir, sizeof dir, "%s/engine/sandboxes", base);
 	mkdir(dir, 0700);
+	snprintf(dir, sizeof dir, "%s/engine/images", base);
+	if (host_mask(dir, mask, sizeof mask, &err) < 0)
+		return report(&err);
 	fl = calloc((size_t)n, sizeof *fl);
 	ours = calloc((size_t)n, sizeof *ours);
 	/* Untimed warm-up: builds the skeleton, fills caches. */
-	if (!fl || !ours || run_floor(self, &warm) < 0 || run_ours(base, self, -1, &warm) < 0)
+	if (!fl || !ours || run_floor(self, &warm) < 0 || run_ours(base, mask, self, -1, &warm) < 0)
 		goto out;
 	for (int i = 0; i < n; i++)
-		if (run_floor(self, &fl[i]) < 0 || run_ours(base, self, i, &ours[i]) < 0)
+		if (run_floor(self, &fl[i]) < 0 || run_ours(base, mask, self, i, &ours[i]) < 0)
 			goto out;
 	printf("%d runs, PID 1 = rt_test stamp (reports CLOCK_MONOTONIC at main)\n", n);
 	printf("floor: bwrap --ro-bind / / --unshare-all --share-net --proc /proc --dev /dev\n");
@@ -412,11 +466,8 @@ static int cmd_bench(int argc, char **argv)
 out:
 	free(fl);
 	free(ours);
-	if (argc <= 3) {
-		ax_error err;
-
+	if (argc <= 3)
 		ax_rt_remove_state(base, &err);
-	}
 	return rc;
 }
 

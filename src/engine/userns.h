@@ -1,0 +1,12 @@
+/* User namespaces made by the engine (userns.c). */
+#ifndef ALLOX_USERNS_H
+#define ALLOX_USERNS_H
+
+#include "error.h"
+
+/* A user namespace owned by host uid/gid OWNER whose uids and gids
+ * INSIDE..INSIDE+COUNT-1 are host OUTSIDE..; *FD is an O_RDONLY fd of it
+ * (CLOEXEC), which keeps it alive. Host root only. */
+int ax_userns_open(unsigned inside, unsigned outside, unsigned count, unsigned owner, int *fd, ax_error *err);
+
+#endif
