@@ -117,28 +117,42 @@ expect_out "1000:1000
 find "$ALLOX_HOME/engine/layers" -mindepth 2 -user 0 > "$TMP/rootfiles"
 [ ! -s "$TMP/rootfiles" ] || fail "host-root files in layers: $(head -3 "$TMP/rootfiles")"
 
+t "an engine restart keeps each sandbox's range; new sandboxes get free ones"
+old=$(engine_pid)
+kill -9 "$old"
+wait_until 10 gone "$old" || fail "engine survived kill -9"
+run allox run "$ID" 'cat /proc/self/uid_map'
+expect_rc 0
+[ "$(awk '{print $2}' "$TMP/out")" = "$BASE" ] || fail "range after restart: $(cat "$TMP/out")"
+run allox sandbox create -o json
+N=$(jq -r .id "$TMP/out")
+NBASE=$(base_of "$N")
+[ -n "$NBASE" ] && [ "$NBASE" != "$BASE" ] && [ "$NBASE" != "$RBASE" ] || fail "new range $NBASE (live: $BASE $RBASE)"
+run allox sandbox kill "$N"
+
 t "deleting a sandbox gives its range back"
 run allox sandbox kill "$R"
 expect_rc 0
 [ ! -e "/run/allox/uid-ranges/$RBASE" ] || [ "$(cat "/run/allox/uid-ranges/$RBASE")" != "$STATE/$R" ] ||
 	fail "claim of $R kept"
 
-stop_engine
-
-t "with ALLOX_HOME under /var (bound, not overlaid), /var's secrets stay hidden too"
+t "another engine (ALLOX_HOME under /var: bound, not overlaid) gets another range and hides /var's secrets"
 secret=$(find /var -xdev -type f ! -perm -o=r ! -path '/var/tmp/*' 2>/dev/null | head -1)
-if [ -n "$secret" ]; then
-	VARHOME=$(mktemp -d /var/tmp/allox-isolation.XXXXXX)
-	(
-		export ALLOX_HOME="$VARHOME"
-		STATE="$ALLOX_HOME/engine/sandboxes"
-		allox sandbox create >/dev/null || echo "create failed" >&2
+VARHOME=$(mktemp -d /var/tmp/allox-isolation.XXXXXX)
+(
+	export ALLOX_HOME="$VARHOME"
+	STATE="$ALLOX_HOME/engine/sandboxes"
+	id=$(allox sandbox create -o json | jq -r .id) || echo "create failed" >&2
+	[ "$(base_of "$id")" != "$BASE" ] || echo "both engines' sandboxes got range $BASE" >&2
+	if [ -n "$secret" ]; then
 		allox run -- "cat '$secret'" >/dev/null 2>&1 && echo "$secret readable" >&2
-		allox run -- 'touch /var/x' >/dev/null 2>&1 && echo "/var writable" >&2
-		stop_engine
-	) 2>"$TMP/varhome"
-	rm -rf "$VARHOME"
-	[ ! -s "$TMP/varhome" ] || fail "$(cat "$TMP/varhome")"
-fi
+	fi
+	allox run -- 'touch /var/x' >/dev/null 2>&1 && echo "/var writable" >&2
+	stop_engine
+) 2>"$TMP/varhome"
+rm -rf "$VARHOME"
+[ ! -s "$TMP/varhome" ] || fail "$(cat "$TMP/varhome")"
+
+stop_engine
 
 done_testing
