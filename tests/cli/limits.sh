@@ -168,6 +168,14 @@ if [ "$have_cgroups" = 1 ]; then
 	grep -q '^max [1-9]' "$d/pids.events" || fail "pids.max was never hit: $(cat "$d/pids.events")"
 fi
 wait_until 15 sh -c '[ "$("$ALLOX_CLI" run -- echo alive 2>/dev/null)" = alive ]' || fail "the sandbox does not run commands after the fork loop"
+# The sleeps that did start outlive the command by up to 5 s: let them end
+# before the next cases, which need processes of their own.
+if [ "$have_cgroups" = 1 ] && [ -f "$(cgdir pids "$ID")/pids.current" ]; then
+	wait_until 15 sh -c '[ "$(cat "$1")" -lt 16 ]' sh "$(cgdir pids "$ID")/pids.current" ||
+		fail "still $(cat "$(cgdir pids "$ID")/pids.current") processes"
+else
+	sleep 6
+fi
 
 t "a 400 MiB allocation under --memory 256Mi fails, the host sees at most 256Mi used, the sandbox keeps working"
 # Touch every page: a bytearray of zeros alone is never charged.
@@ -184,11 +192,23 @@ run allox run -- echo alive
 expect_rc 0
 expect_out alive
 
-t "--cpu 0.5: a busy loop is throttled"
+t "--cpu 0.5: two busy loops get at most half a CPU between them"
+# Two loops for 2 s would use up to 4 s of CPU on an idle 2-core host; the
+# quota allows 1 s (plus a period of slack). The shell reads what its
+# waited-for children used (utime + stime of them, /proc/self/stat fields
+# 16 and 17, in clock ticks). On a host too busy to give them half a CPU
+# the quota is never reached: then only the bound is checked.
 if [ -f "$(cgdir cpu "$ID")/cpu.stat" ]; then
-	allox run -- timeout 1 sh -c 'while :; do :; done' >/dev/null 2>&1
+	hz=$(getconf CLK_TCK)
+	run allox run -- sh -c '(timeout 2 sh -c "while :; do :; done" & timeout 2 sh -c "while :; do :; done" & wait)
+		read -r l < /proc/$$/stat; set -- ${l##*) }; echo $(( ${14} + ${15} ))'
+	used=$(tail -1 "$TMP/out")
+	case $used in '' | *[!0-9]*) fail "no CPU time read: $(cat "$TMP/out" "$TMP/err")"; used=0 ;; esac
+	[ "$used" -le $((hz * 12 / 10)) ] || fail "the loops used $used ticks (of $hz a second) in 2 s under a 0.5 CPU quota"
 	thr=$(awk '$1 == "nr_throttled" { print $2 }' "$(cgdir cpu "$ID")/cpu.stat")
-	[ "${thr:-0}" -gt 0 ] || fail "never throttled: $(cat "$(cgdir cpu "$ID")/cpu.stat")"
+	if [ "$used" -ge $((hz * 8 / 10)) ]; then
+		[ "${thr:-0}" -gt 0 ] || fail "at the quota but never throttled: $(cat "$(cgdir cpu "$ID")/cpu.stat")"
+	fi
 else
 	echo "# skipped: no cpu cgroup" >&2
 fi
