@@ -124,7 +124,8 @@ static json_t *verb_json(const ax_command_spec *c)
 
 static json_t *config_keys_json(void)
 {
-	static const char *const types[] = { "string", "protocol", "int", "bool", "duration", "timeout", "list" };
+	static const char *const types[] = { "string", "protocol", "int", "bool", "duration", "timeout", "list", "cpu",
+					     "size" };
 	const ax_conf_key *k;
 	json_t *list = json_array();
 

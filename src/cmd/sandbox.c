@@ -14,6 +14,7 @@
 #include "http.h"
 #include "lifecycle_decode.h"
 #include "mcp_config.h"
+#include "quantity.h"
 #include "session.h"
 #include "timeutil.h"
 
@@ -55,13 +56,63 @@ static bool from_default(const ax_config *cfg, const char *name)
 	return strcmp(json_string_value(json_object_get(cfg->sources, name)) ?: "", "default") == 0;
 }
 
+/* --cpu, --memory, --pids, --disk: their option, the CLI's name in `sandbox
+ * get`, the config key's resolved name and the resourceLimits key. */
+static const struct {
+	const char *option, *config;
+	ax_limit_kind kind;
+} limit_keys[] = {
+	{ "cpu", "default_cpu", AX_LIMIT_CPU },
+	{ "memory", "default_memory", AX_LIMIT_MEMORY },
+	{ "pids", "default_pids", AX_LIMIT_PIDS },
+	{ "disk", "default_disk", AX_LIMIT_DISK },
+};
+
+/* resourceLimits of a new sandbox: each option, else its defaults.* key
+ * (checked when the configuration was loaded); "" or unset sends nothing.
+ * A bad option value is a usage error. */
+static json_t *sandbox_limits(const ax_ctx *ctx, const ax_args *args, ax_error *err)
+{
+	json_t *limits = json_object();
+
+	for (size_t i = 0; i < sizeof limit_keys / sizeof limit_keys[0]; i++) {
+		const json_t *v = json_object_get(args->opts, limit_keys[i].option);
+		const char *why = "";
+		char text[64];
+		long long n;
+
+		if (!v)
+			v = ax_config_value(ctx->config, limit_keys[i].config);
+		if (json_is_integer(v))
+			snprintf(text, sizeof text, "%lld", (long long)json_integer_value(v));
+		else if (json_is_string(v))
+			snprintf(text, sizeof text, "%.63s", json_string_value(v));
+		else
+			continue;
+		if (!text[0] && !json_object_get(args->opts, limit_keys[i].option))
+			continue;
+		if (strlen(text) > 32 || ax_limit_parse(limit_keys[i].kind, text, &n, &why) < 0) {
+			ax_fail(err, AX_EXIT_USAGE, "USAGE", "invalid value '%s' for %s%s: %s",
+				json_is_string(v) ? json_string_value(v) : text,
+				json_object_get(args->opts, limit_keys[i].option) ? "--" : "defaults.",
+				json_object_get(args->opts, limit_keys[i].option) ? limit_keys[i].option
+										 : limit_keys[i].config + 8,
+				strlen(text) > 32 ? "too long" : why);
+			json_decref(limits);
+			return NULL;
+		}
+		json_object_set_new(limits, ax_limit_key(limit_keys[i].kind), json_string(text));
+	}
+	return limits;
+}
+
 json_t *ax_sandbox_request(ax_ctx *ctx, const ax_args *args, bool local, const char *snapshot_id, ax_error *err)
 {
 	const ax_config *cfg = ctx->config;
 	const char *image = ax_arg_string(args, "image");
 	const char *timeout = ax_arg_string(args, "timeout");
 	const json_t *entry = ax_arg_json(args, "entrypoint");
-	json_t *req, *meta, *env, *ep;
+	json_t *req, *meta, *env, *ep, *limits;
 	long long secs = 0;
 	bool none = false;
 
@@ -106,8 +157,13 @@ json_t *ax_sandbox_request(ax_ctx *ctx, const ax_args *args, bool local, const c
 	env = kv_object(ax_arg_json(args, "env"));
 	if (snapshot_id)
 		json_object_set_new(meta, "checkpoint", json_string(snapshot_id));
-	req = json_pack("{s:o, s:o, s:{s:s, s:s}}", "entrypoint", ep, "metadata", meta, "resourceLimits", "cpu", "1",
-			"memory", "2Gi");
+	limits = sandbox_limits(ctx, args, err);
+	if (!limits) {
+		json_decref(ep);
+		json_decref(meta);
+		return NULL;
+	}
+	req = json_pack("{s:o, s:o, s:o}", "entrypoint", ep, "metadata", meta, "resourceLimits", limits);
 	if (snapshot_id)
 		json_object_set_new(req, "snapshotId", json_string(snapshot_id));
 	else
@@ -266,6 +322,11 @@ int ax_cmd_sandbox_create(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_e
 	json_t *x;
 	int rc = -1;
 
+	/* Bad limits are usage errors: before anything starts an engine. */
+	req = sandbox_limits(ctx, args, err);
+	if (!req)
+		return -1;
+	json_decref(req);
 	if (ax_open_lifecycle(ctx, &lc, err) < 0)
 		return -1;
 	req = ax_sandbox_request(ctx, args, lc.local, NULL, err);
@@ -357,6 +418,14 @@ static int do_get(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc, const char
 	res->data = ax_lc_sandbox_object(s);
 	json_object_del(res->data, "expires_at");
 	json_object_del(res->data, "created_at");
+	/* The limits in force, defaults included, when the server says (the
+	 * local engine does): named as the options of sandbox create. */
+	for (size_t i = 0; i < sizeof limit_keys / sizeof limit_keys[0]; i++) {
+		const json_t *v = json_object_get(json_object_get(s, "resourceLimits"), ax_limit_key(limit_keys[i].kind));
+
+		if (json_is_string(v))
+			json_object_set(res->data, limit_keys[i].option, (json_t *)v);
+	}
 	{
 		/* Why it is in that state (its agent died, its entrypoint exited...);
 		 * a running sandbox's message is only the engine's note on limits. */

@@ -66,6 +66,14 @@ static const ax_option_spec sandbox_create_options[] = {
 	{ "ready-timeout", 0, AX_OPT_DURATION, "DURATION", NULL, NULL, false,
 	  "how long to wait for the runtime (default: defaults.ready_timeout)" },
 	{ "skip-health-check", 0, AX_OPT_FLAG, NULL, NULL, NULL, false, "do not wait for the runtime to answer" },
+	{ "cpu", 0, AX_OPT_STRING, "CPUS", NULL, NULL, false,
+	  "CPU time, such as 2, 0.5 or 500m (default: defaults.cpu)" },
+	{ "memory", 0, AX_OPT_STRING, "SIZE", NULL, NULL, false,
+	  "memory limit, such as 512Mi or 2Gi (default: defaults.memory)" },
+	{ "pids", 0, AX_OPT_INT, "N", NULL, NULL, false,
+	  "most processes and threads at once (default: defaults.pids, else the server's)" },
+	{ "disk", 0, AX_OPT_STRING, "SIZE", NULL, NULL, false,
+	  "size of the writable layer, such as 1Gi (default: defaults.disk)" },
 	END_OPTIONS,
 };
 
@@ -78,6 +86,7 @@ static const char *const sandbox_create_examples[] = {
 	"allox-cli sandbox create",
 	"allox-cli sandbox create --timeout 2h -e DEBUG=1 -m project=demo -o json",
 	"allox-cli sandbox create --image rootfs:/srv/images/alpine --timeout none",
+	"allox-cli sandbox create --cpu 0.5 --memory 512Mi --pids 256 --disk 1Gi",
 	NULL,
 };
 
@@ -381,12 +390,13 @@ static const ax_command_spec commands[] = {
 	{ "sandbox", "create", "Create a sandbox and wait until its runtime answers",
 	  "Creates a sandbox, waits until the runtime answers its readiness path through the sandbox's endpoint "
 	  "(unless --skip-health-check) and makes it the current session. A sandbox that does not become ready "
-	  "is deleted. With the embedded local engine the default image is host.",
+	  "is deleted. With the embedded local engine the default image is host. --cpu, --memory, --pids and --disk "
+	  "are sent as resourceLimits (cpu, memory, pids, ephemeral-storage); sandbox get shows the limits in force.",
 	  NULL, sandbox_create_options, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_sandbox_create,
 	  sandbox_create_examples },
 	{ "sandbox", "list", "List sandboxes", NULL,
 	  NULL, NULL, OBJECT_FORMATS | AX_FMT_RAW, AX_FMT_TABLE, 0, ax_cmd_sandbox_list, NULL },
-	{ "sandbox", "get", "Show a sandbox's state and image", NULL,
+	{ "sandbox", "get", "Show a sandbox's state, image and limits", NULL,
 	  sandbox_id_positionals, NULL, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_sandbox_get, NULL },
 	{ "sandbox", "endpoint", "Show the AIO runtime URL of a sandbox", NULL,
 	  sandbox_id_positionals, NULL, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_sandbox_endpoint, NULL },

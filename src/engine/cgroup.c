@@ -6,6 +6,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +14,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char *const v1_name[AX_CG_N] = { "freezer", "memory", "pids", NULL };
+static const char *const v1_name[AX_CG_N] = { "freezer", "memory", "pids", "cpu", NULL };
+
+/* The CFS period: quota = CPUs x period (what runc and Docker use). */
+#define CPU_PERIOD_US 100000LL
+
+/* How deep kill and remove follow cgroups made below a sandbox's own. */
+#define TREE_DEPTH_MAX 64
 
 /* Mount points of the v1 controllers we use and of cgroup2. */
 typedef struct cg_mounts {
@@ -92,7 +99,7 @@ static bool v2_has(const char *root, const char *controller)
 }
 
 /* Controllers must be enabled in every ancestor's subtree_control to reach allox/<id>. */
-static int v2_enable(const char *dir, bool memory, bool pids)
+static int v2_enable(const char *dir, bool memory, bool pids, bool cpu)
 {
 	char path[PATH_MAX + 32], buf[512];
 	int e = 0;
@@ -104,7 +111,95 @@ static int v2_enable(const char *dir, bool memory, bool pids)
 		e = ax_rt_write_file(path, "+memory");
 	if (!e && pids && !has_token(buf, "pids", ' '))
 		e = ax_rt_write_file(path, "+pids");
+	if (!e && cpu && !has_token(buf, "cpu", ' '))
+		e = ax_rt_write_file(path, "+cpu");
 	return e;
+}
+
+/* rmdir every cgroup below DIRFD, depth first; 0 or the first errno. Removing
+ * entries while reading the directory may skip one: callers retry until the
+ * sandbox's own directory goes. */
+static int remove_below(int dirfd, int depth)
+{
+	int first = 0, fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *ent;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return errno;
+	}
+	while ((ent = readdir(d))) {
+		int sub;
+
+		if (ent->d_type != DT_DIR || strcmp(ent->d_name, ".") == 0 || strcmp(ent->d_name, "..") == 0)
+			continue;
+		sub = openat(dirfd, ent->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub >= 0) {
+			int e = depth < TREE_DEPTH_MAX ? remove_below(sub, depth + 1) : ELOOP;
+
+			if (e && !first)
+				first = e;
+			close(sub);
+		}
+		if (unlinkat(dirfd, ent->d_name, AT_REMOVEDIR) < 0 && errno != ENOENT && !first)
+			first = errno;
+	}
+	closedir(d);
+	return first;
+}
+
+/* rmdir DIR and every cgroup made below it; 0 (also when DIR is gone) or an errno. */
+static int remove_tree(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), below = 0;
+
+	if (fd < 0)
+		return errno == ENOENT ? 0 : errno;
+	below = remove_below(fd, 1);
+	close(fd);
+	if (rmdir(dir) == 0 || errno == ENOENT)
+		return 0;
+	return below ? below : errno;
+}
+
+/* SIGKILL the members of the cgroup at DIRFD and of those below it. */
+static int kill_tree(int dirfd, int depth)
+{
+	int seen = 0, fd = openat(dirfd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
+	FILE *f = fd >= 0 ? fdopen(fd, "re") : NULL;
+	DIR *d;
+	struct dirent *ent;
+	int pid;
+
+	if (f) {
+		while (fscanf(f, "%d", &pid) == 1)
+			if (pid > 0 && kill(pid, SIGKILL) == 0)
+				seen++;
+		fclose(f);
+	} else if (fd >= 0) {
+		close(fd);
+	}
+	if (depth >= TREE_DEPTH_MAX || (fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3)) < 0)
+		return seen;
+	if (!(d = fdopendir(fd))) {
+		close(fd);
+		return seen;
+	}
+	while ((ent = readdir(d))) {
+		int sub;
+
+		if (ent->d_type != DT_DIR || strcmp(ent->d_name, ".") == 0 || strcmp(ent->d_name, "..") == 0)
+			continue;
+		sub = openat(dirfd, ent->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub >= 0) {
+			seen += kill_tree(sub, depth + 1);
+			close(sub);
+		}
+	}
+	closedir(d);
+	return seen;
 }
 
 static bool has_members(const char *dir)
@@ -154,7 +249,7 @@ static int make_dirs(const cg_mounts *m, const char *id, ax_cgroup *cg, char *no
 			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME",
 				       "sandbox %s is already running (cgroup %s has processes)", id, cg->dir[k]);
 		}
-		if (rmdir(cg->dir[k]) == 0 && mkdir(cg->dir[k], 0755) == 0)
+		if (remove_tree(cg->dir[k]) == 0 && mkdir(cg->dir[k], 0755) == 0)
 			continue;
 unavailable:
 		ax_rt_note(note, notelen, "cgroups unavailable (%s: %s): no limits, pause uses SIGSTOP",
@@ -168,33 +263,60 @@ unavailable:
 	return 0;
 }
 
-int ax_cg_create(const char *id, long long memory_bytes, long long pids_max, ax_cgroup *cg,
-		 char *note, size_t notelen, ax_error *err)
+/* CPU time per wall time: v1 cpu.cfs_quota_us per cpu.cfs_period_us, or v2 cpu.max. */
+static int write_cpu(const ax_cgroup *cg, bool v2cpu, long long millis, char *note, size_t notelen, ax_error *err)
 {
+	long long quota = millis * CPU_PERIOD_US / 1000;
+
+	if (cg->dir[AX_CG_CPU][0]) {
+		if (write_limit(cg->dir[AX_CG_CPU], "cpu.cfs_period_us", CPU_PERIOD_US, err) < 0)
+			return -1;
+		return write_limit(cg->dir[AX_CG_CPU], "cpu.cfs_quota_us", quota, err);
+	}
+	if (v2cpu && cg->dir[AX_CG_V2][0]) {
+		char path[PATH_MAX + 16], val[64];
+		int e;
+
+		snprintf(path, sizeof path, "%s/cpu.max", cg->dir[AX_CG_V2]);
+		snprintf(val, sizeof val, "%lld %lld", quota, CPU_PERIOD_US);
+		e = ax_rt_write_file(path, val);
+		if (e)
+			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot set %s to %s: %s", path, val, strerror(e));
+		return 0;
+	}
+	ax_rt_note(note, notelen, "cpu limit not enforced: no cpu cgroup controller");
+	return 0;
+}
+
+int ax_cg_create(const ax_rt_spec *spec, ax_cgroup *cg, char *note, size_t notelen, ax_error *err)
+{
+	const char *id = spec->id;
+	long long memory_bytes = spec->memory_bytes, pids_max = spec->pids_max;
 	cg_mounts m;
-	bool v2mem, v2pids;
+	bool v2mem, v2pids, v2cpu;
 
 	memset(cg, 0, sizeof *cg);
 	find_mounts(&m);
 	v2mem = m.path[AX_CG_V2][0] && !m.path[AX_CG_MEMORY][0] && v2_has(m.path[AX_CG_V2], "memory");
 	v2pids = m.path[AX_CG_V2][0] && !m.path[AX_CG_PIDS][0] && v2_has(m.path[AX_CG_V2], "pids");
+	v2cpu = m.path[AX_CG_V2][0] && !m.path[AX_CG_CPU][0] && v2_has(m.path[AX_CG_V2], "cpu");
 	for (int k = 0; k < AX_CG_N; k++) {
 		if (!m.path[k][0])
 			continue;
 		/* In hybrid mode cgroup2 is used only for what v1 lacks. */
-		if (k == AX_CG_V2 && m.path[AX_CG_FREEZER][0] && !v2mem && !v2pids)
+		if (k == AX_CG_V2 && m.path[AX_CG_FREEZER][0] && !v2mem && !v2pids && !v2cpu)
 			continue;
 		snprintf(cg->dir[k], PATH_MAX, "%s/allox/%s", m.path[k], id);
 	}
-	if (cg->dir[AX_CG_V2][0] && (v2mem || v2pids)) {
+	if (cg->dir[AX_CG_V2][0] && (v2mem || v2pids || v2cpu)) {
 		const char *v2 = m.path[AX_CG_V2];
 		char allox[PATH_MAX + 8];
 
 		snprintf(allox, sizeof allox, "%s/allox", v2);
-		if (v2_enable(v2, v2mem, v2pids) != 0 || (mkdir(allox, 0755) < 0 && errno != EEXIST) ||
-		    v2_enable(allox, v2mem, v2pids) != 0) {
+		if (v2_enable(v2, v2mem, v2pids, v2cpu) != 0 || (mkdir(allox, 0755) < 0 && errno != EEXIST) ||
+		    v2_enable(allox, v2mem, v2pids, v2cpu) != 0) {
 			ax_rt_note(note, notelen, "cannot enable cgroup2 controllers in %s", allox);
-			v2mem = v2pids = false;
+			v2mem = v2pids = v2cpu = false;
 		}
 	}
 	if (make_dirs(&m, id, cg, note, notelen, err) < 0)
@@ -204,9 +326,16 @@ int ax_cg_create(const char *id, long long memory_bytes, long long pids_max, ax_
 	if (memory_bytes > 0) {
 		int rc = 0;
 
-		if (cg->dir[AX_CG_MEMORY][0])
+		if (cg->dir[AX_CG_MEMORY][0]) {
+			char memsw[PATH_MAX + 32];
+
 			rc = write_limit(cg->dir[AX_CG_MEMORY], "memory.limit_in_bytes", memory_bytes, err);
-		else if (v2mem && cg->dir[AX_CG_V2][0])
+			/* With swap accounting, memory+swap gets the same bound: swap
+			 * must not stretch the limit. */
+			snprintf(memsw, sizeof memsw, "%s/memory.memsw.limit_in_bytes", cg->dir[AX_CG_MEMORY]);
+			if (rc == 0 && access(memsw, F_OK) == 0)
+				rc = write_limit(cg->dir[AX_CG_MEMORY], "memory.memsw.limit_in_bytes", memory_bytes, err);
+		} else if (v2mem && cg->dir[AX_CG_V2][0])
 			rc = write_limit(cg->dir[AX_CG_V2], "memory.max", memory_bytes, err);
 		else
 			ax_rt_note(note, notelen, "memory limit not enforced: no memory cgroup controller");
@@ -225,6 +354,8 @@ int ax_cg_create(const char *id, long long memory_bytes, long long pids_max, ax_
 		if (rc < 0)
 			goto fail;
 	}
+	if (spec->cpu_millis > 0 && write_cpu(cg, v2cpu, spec->cpu_millis, note, notelen, err) < 0)
+		goto fail;
 	return 0;
 fail:
 	ax_cg_remove(cg);
@@ -323,25 +454,21 @@ int ax_cg_kill_all(const ax_cgroup *cg)
 
 	for (int k = 0; k < AX_CG_N; k++) {
 		char path[PATH_MAX + 32];
-		FILE *f;
-		int pid;
+		int fd;
 
 		if (!cg->dir[k][0])
 			continue;
 		if (k == AX_CG_V2) {
-			/* cgroup.kill (5.14+) also catches tasks forked while we read cgroup.procs. */
+			/* cgroup.kill (5.14+) also catches tasks forked while we read
+			 * cgroup.procs, and those of the cgroups below. */
 			snprintf(path, sizeof path, "%s/cgroup.kill", cg->dir[k]);
 			ax_rt_write_file(path, "1");
 		}
-		snprintf(path, sizeof path, "%s/cgroup.procs", cg->dir[k]);
-		f = fopen(path, "re");
-		if (!f)
+		fd = open(cg->dir[k], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
 			continue;
-		while (fscanf(f, "%d", &pid) == 1) {
-			if (pid > 0 && kill(pid, SIGKILL) == 0)
-				seen++;
-		}
-		fclose(f);
+		seen += kill_tree(fd, 1);
+		close(fd);
 	}
 	return seen;
 }
@@ -351,10 +478,13 @@ int ax_cg_remove(const ax_cgroup *cg)
 	int first = 0;
 
 	for (int k = 0; k < AX_CG_N; k++) {
+		int e;
+
 		if (!cg->dir[k][0])
 			continue;
-		if (rmdir(cg->dir[k]) < 0 && errno != ENOENT && !first)
-			first = errno;
+		e = remove_tree(cg->dir[k]);
+		if (e && !first)
+			first = e;
 	}
 	return first;
 }

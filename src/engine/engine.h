@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "error.h"
+#include "quantity.h"
 #include "uidrange.h"
 
 /* A sandbox's console.log (its entrypoint's and agent's output) is capped at
@@ -33,6 +34,9 @@ typedef struct ax_engine {
 	long long console_log_max; /* bytes: console.log's cap, and console.log.1's (--console-log-max) */
 	char host_mask[4096];  /* under lock: the host image's mask layer (host_mask.c), "" = none */
 	long long host_mask_ms;/* CLOCK_MONOTONIC ms of its last scan */
+	/* resourceLimits a create does not give (--default-cpu, -memory, -pids),
+	 * as the operator wrote them; "" = no limit. Indexed by ax_limit_kind. */
+	char default_limit[AX_LIMIT_N][32];
 	FILE *log;
 	pthread_mutex_t lock;  /* guards sandboxes and every record */
 	json_t *sandboxes;     /* id -> record (see store.c) */

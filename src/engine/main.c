@@ -38,7 +38,17 @@ typedef struct options {
 	unsigned uid_base, uid_ranges;
 	bool nesting;
 	long long console_log_max;
+	const char *default_limit[AX_LIMIT_N];
 } options;
+
+/* Limits of sandboxes whose create names none (see allox-engine(8)): the
+ * SDKs' and allox-cli's memory default, and a pids bound that stops a fork
+ * bomb long before the host's pid space runs out. */
+#define DEFAULT_MEMORY "2Gi"
+#define DEFAULT_PIDS "1024"
+
+/* The option that sets each default; ephemeral-storage has none. */
+static const char *const default_flag[AX_LIMIT_N] = { "--default-cpu", "--default-memory", "--default-pids", NULL };
 
 static int parse_uint(const char *s, unsigned min, unsigned max, unsigned *out)
 {
@@ -90,6 +100,7 @@ void ax_engine_log(ax_engine *e, const char *fmt, ...)
 static void usage(FILE *f)
 {
 	fputs("Usage: allox-engine [--home DIR] [--listen HOST:PORT [--api-key-file FILE | --insecure]] [--foreground]\n"
+	      "                    [--default-cpu CPUS] [--default-memory SIZE] [--default-pids N]\n"
 	      "                    [--uid-base UID] [--uid-ranges N] [--allow-nesting] [--console-log-max SIZE]\n"
 	      "\n"
 	      "The local OpenSandbox lifecycle server behind allox-cli. It serves a unix socket in\n"
@@ -101,6 +112,13 @@ static void usage(FILE *f)
 	      "  --api-key-file FILE  the API key for TCP (else $OPEN_SANDBOX_API_KEY)\n"
 	      "  --insecure           serve TCP without an API key\n"
 	      "  --foreground         do not detach; log to stderr too\n"
+	      "  --default-cpu CPUS   cpu limit of sandboxes that ask for none: 1, 0.5, 500m...\n"
+	      "                       or none (default: none)\n"
+	      "  --default-memory SIZE\n"
+	      "                       memory limit of sandboxes that ask for none, or none\n"
+	      "                       (default: " DEFAULT_MEMORY ")\n"
+	      "  --default-pids N     process limit of sandboxes that ask for none, or none\n"
+	      "                       (default: " DEFAULT_PIDS ")\n"
 	      "  --uid-base UID       first host uid of the sandboxes' uid ranges (default 1073741824)\n"
 	      "  --uid-ranges N       how many ranges of 65536 uids to use from there (default 4096)\n"
 	      "  --allow-nesting      let sandboxes create user namespaces (nested sandboxes)\n"
@@ -118,6 +136,9 @@ static int parse_args(int argc, char **argv, options *o)
 		{ "api-key-file", required_argument, NULL, 'k' },
 		{ "insecure", no_argument, NULL, 'i' },
 		{ "foreground", no_argument, NULL, 'f' },
+		{ "default-cpu", required_argument, NULL, 'C' },
+		{ "default-memory", required_argument, NULL, 'M' },
+		{ "default-pids", required_argument, NULL, 'P' },
 		{ "uid-base", required_argument, NULL, 'u' },
 		{ "uid-ranges", required_argument, NULL, 'r' },
 		{ "allow-nesting", no_argument, NULL, 'N' },
@@ -129,6 +150,10 @@ static int parse_args(int argc, char **argv, options *o)
 	int c;
 
 	memset(o, 0, sizeof *o);
+	o->default_limit[AX_LIMIT_CPU] = "none";
+	o->default_limit[AX_LIMIT_MEMORY] = DEFAULT_MEMORY;
+	o->default_limit[AX_LIMIT_PIDS] = DEFAULT_PIDS;
+	o->default_limit[AX_LIMIT_DISK] = "none";
 	while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
 		switch (c) {
 		case 'H': o->home = optarg; break;
@@ -136,6 +161,9 @@ static int parse_args(int argc, char **argv, options *o)
 		case 'k': o->api_key_file = optarg; break;
 		case 'i': o->insecure = true; break;
 		case 'f': o->foreground = true; break;
+		case 'C': o->default_limit[AX_LIMIT_CPU] = optarg; break;
+		case 'M': o->default_limit[AX_LIMIT_MEMORY] = optarg; break;
+		case 'P': o->default_limit[AX_LIMIT_PIDS] = optarg; break;
 		case 'N': o->nesting = true; break;
 		case 'u':
 			if (parse_uint(optarg, AX_UIDRANGE_SIZE, UINT_MAX - AX_UIDRANGE_SIZE, &o->uid_base) < 0) {
@@ -177,6 +205,18 @@ static int parse_args(int argc, char **argv, options *o)
 	if ((unsigned long long)o->uid_base + (unsigned long long)o->uid_ranges * AX_UIDRANGE_SIZE > UINT_MAX) {
 		fprintf(stderr, "allox-engine: %u uid ranges from %u go past the last uid\n", o->uid_ranges, o->uid_base);
 		return -1;
+	}
+	for (int k = 0; k < AX_LIMIT_N; k++) {
+		const char *v = o->default_limit[k], *why = "too long";
+		long long n;
+
+		if (!default_flag[k] || strcmp(v, "none") == 0)
+			continue;
+		if (strlen(v) >= sizeof ((ax_engine *)0)->default_limit[k] ||
+		    ax_limit_parse((ax_limit_kind)k, v, &n, &why) < 0) {
+			fprintf(stderr, "allox-engine: invalid value '%s' for %s: %s (or none)\n", v, default_flag[k], why);
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -373,6 +413,9 @@ int main(int argc, char **argv)
 
 		e.create_delay_ms = delay ? atol(delay) : 0;
 	}
+	for (int k = 0; k < AX_LIMIT_N; k++)
+		if (strcmp(o.default_limit[k], "none") != 0)
+			snprintf(e.default_limit[k], sizeof e.default_limit[k], "%s", o.default_limit[k]);
 	e.agent_path = find_agent();
 	e.uids.dir = AX_UIDRANGE_DIR;
 	e.uids.first = o.uid_base;
@@ -426,6 +469,10 @@ int main(int argc, char **argv)
 	if (e.log)
 		fcntl(fileno(e.log), F_SETFD, FD_CLOEXEC);
 	ax_engine_log(&e, "allox-engine %s starting for %s (agent %s)", PACKAGE_VERSION, e.home, e.agent_path);
+	ax_engine_log(&e, "default limits: cpu %s, memory %s, pids %s",
+		      e.default_limit[AX_LIMIT_CPU][0] ? e.default_limit[AX_LIMIT_CPU] : "none",
+		      e.default_limit[AX_LIMIT_MEMORY][0] ? e.default_limit[AX_LIMIT_MEMORY] : "none",
+		      e.default_limit[AX_LIMIT_PIDS][0] ? e.default_limit[AX_LIMIT_PIDS] : "none");
 	if (access(e.agent_path, X_OK) < 0)
 		ax_engine_log(&e, "warning: agent %s is not executable", e.agent_path);
 	ax_rt_hold_freezer();

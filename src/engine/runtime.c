@@ -46,8 +46,8 @@ static int validate(const ax_rt_spec *s, ax_error *err)
 		if (!eq || eq == s->env[i])
 			return ax_fail(err, AX_EXIT_USAGE, "USAGE", "environment entry is not K=V: %s", s->env[i]);
 	}
-	if (s->memory_bytes < 0 || s->pids_max < 0)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "negative memory or pids limit");
+	if (s->memory_bytes < 0 || s->pids_max < 0 || s->cpu_millis < 0)
+		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "negative memory, pids or cpu limit");
 	if (s->uid_base == 0 || s->uid_base > UINT_MAX - AX_RT_IDS)
 		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "invalid uid base %u for the sandbox", s->uid_base);
 	return 0;
@@ -409,7 +409,7 @@ int ax_rt_start(const ax_rt_spec *spec, ax_rt_handle *h, ax_error *err)
 	if (validate(spec, err) < 0 || ax_rootfs_prepare(spec, &rf, err) < 0)
 		return -1;
 	snprintf(h->note, sizeof h->note, "%s", rf.note);
-	if (ax_cg_create(spec->id, spec->memory_bytes, spec->pids_max, &cg, h->note, sizeof h->note, err) < 0) {
+	if (ax_cg_create(spec, &cg, h->note, sizeof h->note, err) < 0) {
 		ax_rootfs_free(&rf);
 		return -1;
 	}

@@ -38,6 +38,7 @@ typedef struct ax_rt_spec {
 	bool nesting;                /* may create user namespaces (nested sandboxes) */
 	long long memory_bytes;      /* 0 = no limit */
 	long long pids_max;          /* 0 = no limit; counts bwrap's monitor process too */
+	long long cpu_millis;        /* CPU time per wall time, in millicores (1000 = one CPU); 0 = no limit */
 } ax_rt_spec;
 
 typedef struct ax_rt_handle {

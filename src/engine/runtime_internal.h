@@ -115,25 +115,27 @@ int ax_resolv_plan(const char *sd, const ax_host_layout *hl, unsigned uid_base, 
 void ax_rootfs_free(ax_rootfs *rf);
 
 /* Per-sandbox cgroup directories; "" when that one is not used. */
-enum { AX_CG_FREEZER, AX_CG_MEMORY, AX_CG_PIDS, AX_CG_V2, AX_CG_N };
+enum { AX_CG_FREEZER, AX_CG_MEMORY, AX_CG_PIDS, AX_CG_CPU, AX_CG_V2, AX_CG_N };
 
 typedef struct ax_cgroup {
 	char dir[AX_CG_N][PATH_MAX];
 } ax_cgroup;
 
-/* Create the sandbox's cgroups and write limits. Unavailable cgroups are not
- * an error: they are left out and explained in NOTE. */
-int ax_cg_create(const char *id, long long memory_bytes, long long pids_max, ax_cgroup *cg,
-		 char *note, size_t notelen, ax_error *err);
+/* Create the sandbox's cgroups (owned by root, not writable by others) and
+ * write SPEC's limits. Unavailable cgroups are not an error: they are left
+ * out and explained in NOTE. */
+int ax_cg_create(const ax_rt_spec *spec, ax_cgroup *cg, char *note, size_t notelen, ax_error *err);
 /* Find the existing cgroups of sandbox ID. */
 void ax_cg_locate(const char *id, ax_cgroup *cg);
 bool ax_cg_can_freeze(const ax_cgroup *cg);
 int ax_cg_freeze(const ax_cgroup *cg, bool frozen, ax_error *err);
 /* Start thawing without waiting (for kill: frozen tasks don't die). */
 void ax_cg_thaw_nowait(const ax_cgroup *cg);
-/* SIGKILL every member; returns how many live members were seen. */
+/* SIGKILL every member, those of cgroups made below the sandbox's too;
+ * returns how many live members were seen. */
 int ax_cg_kill_all(const ax_cgroup *cg);
-/* rmdir the directories; 0, or an errno of the first failure. */
+/* rmdir the directories, depth first (cgroups made inside go too); 0, or an
+ * errno of the first failure. */
 int ax_cg_remove(const ax_cgroup *cg);
 
 #endif

@@ -309,7 +309,8 @@ static void describe(const ax_plan *mounts, int step, int arg, int e, ax_error *
 		break;
 	case AX_STEP_CGROUP:
 		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot join the sandbox's cgroup (%s): %s",
-			arg == AX_CG_V2 ? "cgroup2" : arg == AX_CG_MEMORY ? "memory" : arg == AX_CG_PIDS ? "pids" : "freezer", m);
+			arg == AX_CG_V2 ? "cgroup2" : arg == AX_CG_MEMORY ? "memory" : arg == AX_CG_PIDS ? "pids"
+			: arg == AX_CG_CPU ? "cpu" : "freezer", m);
 		break;
 	case AX_STEP_UNSHARE:
 	case AX_STEP_PRIVATE:

@@ -127,7 +127,7 @@ static void add_entrypoint_status(ax_engine *e, json_t *v)
 static json_t *view(const json_t *rec, bool created)
 {
 	static const char *const keys[] = { "id", "image", "snapshotId", "status", "metadata", "entrypoint",
-					    "expiresAt", "createdAt" };
+					    "resourceLimits", "expiresAt", "createdAt" };
 	bool restored = json_object_get(rec, "snapshotId") != NULL;
 	json_t *v = json_object();
 	size_t i;
@@ -357,11 +357,15 @@ static int check_create(const json_t *body, ax_resp *resp)
 			ax_resp_error(resp, 400, "SANDBOX::INVALID_METADATA_LABEL", "metadata key '%s' is reserved or empty", k);
 			return -1;
 		}
-	if (limits && json_object_get(limits, "memory") &&
-	    ax_parse_quantity(json_string_value(json_object_get(limits, "memory"))) < 0) {
-		ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER", "resourceLimits.memory: cannot read '%s'",
-			      json_string_value(json_object_get(limits, "memory")));
-		return -1;
+	for (int l = 0; l < AX_LIMIT_N; l++) {
+		const char *v = json_string_value(json_object_get(limits, ax_limit_key((ax_limit_kind)l))), *why = "";
+		long long n;
+
+		if (v && ax_limit_parse((ax_limit_kind)l, v, &n, &why) < 0) {
+			ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER", "resourceLimits.%s '%s': %s",
+				      ax_limit_key((ax_limit_kind)l), v, why);
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -389,6 +393,34 @@ static void free_list(char **list)
 	for (i = 0; list && list[i]; i++)
 		free(list[i]);
 	free(list);
+}
+
+/* The limit of KIND in a record's resourceLimits (checked at create); 0: none. */
+static long long limit_of(const json_t *limits, ax_limit_kind kind)
+{
+	const char *v = json_string_value(json_object_get(limits, ax_limit_key(kind))), *why;
+	long long n;
+
+	return v && ax_limit_parse(kind, v, &n, &why) == 0 ? n : 0;
+}
+
+/* The limits a new sandbox gets: those the request gives that the engine
+ * knows (cpu, memory, pids, ephemeral-storage), else the engine's defaults.
+ * Other keys (gpu...) are not enforced here, so not recorded either. */
+static json_t *effective_limits(const ax_engine *e, const json_t *given)
+{
+	json_t *out = json_object();
+
+	for (int k = 0; k < AX_LIMIT_N; k++) {
+		const char *key = ax_limit_key((ax_limit_kind)k);
+		json_t *v = json_object_get(given, key);
+
+		if (json_is_string(v))
+			json_object_set(out, key, v);
+		else if (e->default_limit[k][0])
+			json_object_set_new(out, key, json_string(e->default_limit[k]));
+	}
+	return out;
 }
 
 /* console.log.1 in the sandbox's state directory DIR, for its agent: the
@@ -494,10 +526,9 @@ static json_t *spawn(ax_engine *e, const json_t *rec, ax_error *err)
 		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot hide the host's private files (see the engine's log)");
 		goto out;
 	}
-	if (json_object_get(limits, "memory"))
-		spec.memory_bytes = ax_parse_quantity(json_string_value(json_object_get(limits, "memory")));
-	if (json_object_get(limits, "pids"))
-		spec.pids_max = ax_parse_quantity(json_string_value(json_object_get(limits, "pids")));
+	spec.memory_bytes = limit_of(limits, AX_LIMIT_MEMORY);
+	spec.pids_max = limit_of(limits, AX_LIMIT_PIDS);
+	spec.cpu_millis = limit_of(limits, AX_LIMIT_CPU);
 	if (ax_rt_start(&spec, &h, err) < 0)
 		goto out;
 	runtime = json_pack("{s:I, s:I, s:I, s:I, s:b, s:s, s:i, s:s}", "pid", (json_int_t)h.pid, "start",
@@ -636,7 +667,7 @@ static void create(ax_engine *e, const ax_req *req, ax_resp *resp)
 							    : json_pack("[sss]", "tail", "-f", "/dev/null"),
 			"metadata", meta ? json_incref(meta) : json_object(),
 			"env", json_object_get(body, "env") ? json_incref(json_object_get(body, "env")) : json_object(),
-			"resourceLimits", json_incref(json_object_get(body, "resourceLimits")), "createdAt", now);
+			"resourceLimits", effective_limits(e, json_object_get(body, "resourceLimits")), "createdAt", now);
 	if (json_is_integer(timeout)) {
 		ax_time_rfc3339(ax_engine_now(e) + (time_t)json_integer_value(timeout), exp);
 		json_object_set_new(rec, "expiresAt", json_string(exp));

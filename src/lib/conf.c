@@ -9,6 +9,7 @@
 
 #include "duration.h"
 #include "fs.h"
+#include "quantity.h"
 #include "toml.h"
 
 #define DEFAULT_OPERATIONS "[\"run\", \"file.write\", \"file.upload\", \"aio.exec\", \"aio.jupyter\"]"
@@ -41,6 +42,14 @@ static const ax_conf_key keys[] = {
 	  { NULL, NULL }, "how long create waits for the runtime to answer" },
 	{ "defaults.skip_health_check", "skip_health_check", AX_CONF_BOOL, "false", 0, 0,
 	  { NULL, NULL }, "true for images without the AIO API" },
+	{ "defaults.cpu", "default_cpu", AX_CONF_CPU, "\"1\"", 0, 0,
+	  { NULL, NULL }, "CPUs of new sandboxes (resourceLimits.cpu): 1, 0.5 or 500m; \"\" = the server's default" },
+	{ "defaults.memory", "default_memory", AX_CONF_SIZE, "\"2Gi\"", 0, 0,
+	  { NULL, NULL }, "memory of new sandboxes (resourceLimits.memory): 512Mi, 2Gi; \"\" = the server's default" },
+	{ "defaults.pids", "default_pids", AX_CONF_INT, NULL, 16, 4194304,
+	  { NULL, NULL }, "process limit of new sandboxes (resourceLimits.pids); unset = the server's default" },
+	{ "defaults.disk", "default_disk", AX_CONF_SIZE, NULL, 0, 0,
+	  { NULL, NULL }, "writable-layer size of new sandboxes (resourceLimits.ephemeral-storage); unset = none" },
 	{ "checkpoint.enabled", "checkpoint_enabled", AX_CONF_BOOL, "false", 0, 0,
 	  { NULL, NULL }, "automatic checkpoints" },
 	{ "checkpoint.on_success", "checkpoint_on_success", AX_CONF_BOOL, "false", 0, 0,
@@ -95,9 +104,41 @@ static const char *type_name(ax_conf_type t)
 	case AX_CONF_DURATION: return "a duration such as 90s, 10m or 1h30m";
 	case AX_CONF_TIMEOUT: return "a duration such as 30m, or \"none\"";
 	case AX_CONF_LIST: return "a list of strings";
+	case AX_CONF_CPU: return "a number of CPUs such as 1, 0.5 or 500m";
+	case AX_CONF_SIZE: return "a size such as 512Mi, 2Gi or 100M";
 	case AX_CONF_STRING: break;
 	}
 	return "a string";
+}
+
+/* CPU and SIZE keys: a string of quantity.h's grammar, or a TOML number
+ * (normalised to that string); "" means "send none". */
+static json_t *check_limit(const ax_conf_key *k, json_t *v, char *reason, size_t size)
+{
+	ax_limit_kind kind = k->type == AX_CONF_CPU ? AX_LIMIT_CPU
+			     : strcmp(k->key, "defaults.disk") == 0 ? AX_LIMIT_DISK : AX_LIMIT_MEMORY;
+	const char *why = "";
+	char text[64];
+	long long n;
+
+	if (json_is_string(v)) {
+		if (!*json_string_value(v))
+			return json_incref(v);
+		snprintf(text, sizeof text, "%.63s", json_string_value(v));
+	} else if (json_is_integer(v)) {
+		snprintf(text, sizeof text, "%lld", (long long)json_integer_value(v));
+	} else if (json_is_real(v) && kind == AX_LIMIT_CPU && json_real_value(v) > 0 && json_real_value(v) < 1e6) {
+		/* cpu = 0.5: to millicores, which the grammar reads exactly. */
+		snprintf(text, sizeof text, "%lldm", (long long)(json_real_value(v) * 1000 + 0.5));
+	} else {
+		snprintf(reason, size, "expected %s", type_name(k->type));
+		return NULL;
+	}
+	if (strlen(text) > 32 || ax_limit_parse(kind, text, &n, &why) < 0) {
+		snprintf(reason, size, "%s", strlen(text) > 32 ? "too long" : why);
+		return NULL;
+	}
+	return json_is_string(v) ? json_incref(v) : json_string(text);
 }
 
 /* Check a typed value (from the file, or converted from text); returns a new
@@ -110,7 +151,13 @@ static json_t *check_value(const ax_conf_key *k, json_t *v, char *reason, size_t
 	size_t i;
 	json_t *item;
 
+	/* A key without a default can be set to "" to leave it unset again. */
+	if (!k->def && json_is_string(v) && !*json_string_value(v))
+		return json_incref(v);
 	switch (k->type) {
+	case AX_CONF_CPU:
+	case AX_CONF_SIZE:
+		return check_limit(k, v, reason, size);
 	case AX_CONF_STRING:
 		if (json_is_string(v))
 			return json_incref(v);
@@ -232,6 +279,9 @@ json_t *ax_conf_value_from_text(const ax_conf_key *k, const char *text, ax_error
 	char reason[512];
 	bool b;
 
+	/* "" unsets a key without a default (check_value takes it from files too). */
+	if (!k->def && !*text)
+		return json_string("");
 	switch (k->type) {
 	case AX_CONF_BOOL:
 		if (parse_bool_word(text, &b) < 0) {

@@ -20,6 +20,8 @@ typedef enum ax_conf_type {
 	AX_CONF_DURATION,   /* "90s", "10m", ... or integer seconds */
 	AX_CONF_TIMEOUT,    /* a duration or "none" (no expiry) */
 	AX_CONF_LIST,       /* list of strings */
+	AX_CONF_CPU,        /* CPUs: "1", "0.5", "500m" (quantity.h); "" = not sent */
+	AX_CONF_SIZE,       /* bytes: "512Mi", "2Gi", "100M" (quantity.h); "" = not sent */
 } ax_conf_type;
 
 typedef struct ax_conf_key {
@@ -27,7 +29,7 @@ typedef struct ax_conf_key {
 	const char *name;       /* name in `config show`: "domain" */
 	ax_conf_type type;
 	const char *def;        /* default as a TOML value; NULL: unset */
-	long long min, max;     /* AX_CONF_INT bounds */
+	long long min, max;     /* AX_CONF_INT bounds; an INT without a default also takes "" (unset) */
 	const char *env[2];     /* environment variables, strongest first */
 	const char *help;       /* one line for the template */
 } ax_conf_key;

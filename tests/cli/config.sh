@@ -107,7 +107,7 @@ TOML
 run allox config show -o json
 expect_rc 0
 jq -e '.config_path == "'"$CFG"'"' "$TMP/out" >/dev/null || fail "config_path"
-jq -e '.resolved | keys_unsorted == ["api_key","domain","protocol","request_timeout","use_server_proxy","color","default_image","default_timeout","default_entrypoint","aio_port","aio_health_path","ready_timeout","skip_health_check","checkpoint_enabled","checkpoint_on_success","checkpoint_operations","checkpoint_interval","checkpoint_strict","checkpoint_create_timeout"]' "$TMP/out" >/dev/null || fail "resolved keys"
+jq -e '.resolved | keys_unsorted == ["api_key","domain","protocol","request_timeout","use_server_proxy","color","default_image","default_timeout","default_entrypoint","aio_port","aio_health_path","ready_timeout","skip_health_check","default_cpu","default_memory","default_pids","default_disk","checkpoint_enabled","checkpoint_on_success","checkpoint_operations","checkpoint_interval","checkpoint_strict","checkpoint_create_timeout"]' "$TMP/out" >/dev/null || fail "resolved keys"
 jq -e '.resolved.api_key == "****9876" and .file.connection.api_key == "****9876"' "$TMP/out" >/dev/null || fail "api key not masked"
 grep -q secret-key "$TMP/out" && fail "api key leaked"
 jq -e '.resolved.skip_health_check == true and .resolved.request_timeout == 30' "$TMP/out" >/dev/null || fail "types"

@@ -222,6 +222,7 @@ while IFS="$(printf '\t')" read -r k def type env; do
 	bool) want="(boolean" ;;
 	duration | timeout) want="(duration" ;;
 	list) want="(list" ;;
+	cpu) want="(number of CPUs" ;;
 	*) want="($type" ;;
 	esac
 	case $label in

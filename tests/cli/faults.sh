@@ -230,7 +230,7 @@ kill_engine
 # make_cgroups ID: what the engine makes for a sandbox; the paths (under /sys/fs/cgroup) in $made.
 make_cgroups() {
 	made=""
-	for h in freezer memory pids; do
+	for h in freezer memory pids cpu; do
 		[ -d "/sys/fs/cgroup/$h/allox" ] && mkdir "/sys/fs/cgroup/$h/allox/$1" 2>/dev/null && made="$made $h/allox/$1"
 	done
 	[ -n "$made" ] || { [ -f /sys/fs/cgroup/allox/cgroup.procs ] && mkdir "/sys/fs/cgroup/allox/$1" 2>/dev/null && made=allox/$1; }

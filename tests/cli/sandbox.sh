@@ -29,7 +29,10 @@ run allox sandbox get -o json
 expect_out "{
   \"id\": \"$ID\",
   \"state\": \"Running\",
-  \"image\": \"host\"
+  \"image\": \"host\",
+  \"cpu\": \"1\",
+  \"memory\": \"2Gi\",
+  \"pids\": \"1024\"
 }"
 run allox sandbox endpoint "$ID" -o json
 jq -e --arg id "$ID" '.sandbox_id == $id' "$TMP/out" >/dev/null || fail "endpoint"
@@ -62,7 +65,7 @@ t "the sandbox's init and its children join every cgroup of the sandbox"
 # that the whole sandbox really landed there, children included.
 init=$(jq -r .runtime.initPid "$STATE/$ID/record.json")
 for pid in "$init" $(cat "/proc/$init/task/$init/children" 2>/dev/null); do
-	for c in freezer memory pids; do
+	for c in freezer memory pids cpu; do
 		[ -d "/sys/fs/cgroup/$c/allox/$ID" ] || continue
 		grep -q ":$c:/allox/$ID\$" "/proc/$pid/cgroup" || fail "pid $pid not in the $c cgroup: $(cat /proc/$pid/cgroup)"
 	done

@@ -1,7 +1,7 @@
 /* rt_test: drives the sandbox runtime from the shell (tests/cli/runtime.sh).
  *
  *   rt_test start [--id ID] [--layer DIR]... [--hide PATH] [--images DIR] [--log PATH]
- *                 [--mem BYTES] [--pids N] [--env K=V]... [--keep-fd N]...
+ *                 [--mem BYTES] [--pids N] [--cpu MILLICPUS] [--env K=V]... [--keep-fd N]...
  *                 [--uid-base UID] [--layer-base UID]
  *                 STATE_DIR IMAGE -- ARGV...
  *       prints the handle as JSON and saves it to STATE_DIR/handle.json
@@ -151,6 +151,8 @@ static int parse_start(int argc, char **argv, opts *o)
 			o->spec.memory_bytes = atoll(v);
 		else if (!strcmp(k, "--pids"))
 			o->spec.pids_max = atoll(v);
+		else if (!strcmp(k, "--cpu"))
+			o->spec.cpu_millis = atoll(v);
 		else if (!strcmp(k, "--uid-base"))
 			o->spec.uid_base = (unsigned)strtoul(v, NULL, 10);
 		else if (!strcmp(k, "--layer-base")) {

@@ -63,8 +63,8 @@ static void test_defaults(void **state)
 	assert_false(c.file_exists);
 	for (k = ax_conf_keys(); k->key; k++)
 		n++;
-	assert_int_equal(n, 19);
-	assert_int_equal(json_object_size(c.resolved), 19);
+	assert_int_equal(n, 23);
+	assert_int_equal(json_object_size(c.resolved), 23);
 	assert_null(ax_config_string(&c, "domain"));
 	assert_string_equal(ax_config_string(&c, "protocol"), "http");
 	assert_int_equal(ax_config_int(&c, "request_timeout"), 30);
@@ -72,6 +72,10 @@ static void test_defaults(void **state)
 	assert_true(ax_config_bool(&c, "color"));
 	assert_int_equal(json_array_size(ax_config_value(&c, "checkpoint_operations")), 5);
 	assert_string_equal(ax_config_string(&c, "ready_timeout"), "30s");
+	assert_string_equal(ax_config_string(&c, "default_cpu"), "1");
+	assert_string_equal(ax_config_string(&c, "default_memory"), "2Gi");
+	assert_true(json_is_null(ax_config_value(&c, "default_pids")));
+	assert_true(json_is_null(ax_config_value(&c, "default_disk")));
 	assert_string_equal(source(&c, "domain"), "default");
 	ax_config_free(&c);
 }
@@ -101,6 +105,35 @@ static void test_file_values_and_types(void **state)
 	write_config("[defaults]\nready_timeout = \"soon\"\n");
 	assert_int_equal(ax_config_load(&c, path, NULL, &err), -1);
 	assert_non_null(strstr(err.message, "defaults.ready_timeout: Invalid duration 'soon'"));
+	ax_config_free(&c);
+
+	/* Limits from the file: numbers become the strings resourceLimits carries. */
+	write_config("[defaults]\ncpu = 0.5\nmemory = 1073741824\npids = 64\ndisk = \"\"\n");
+	assert_int_equal(ax_config_load(&c, path, NULL, &err), 0);
+	assert_string_equal(ax_config_string(&c, "default_cpu"), "500m");
+	assert_string_equal(ax_config_string(&c, "default_memory"), "1073741824");
+	assert_int_equal(ax_config_int(&c, "default_pids"), 64);
+	assert_string_equal(ax_config_string(&c, "default_disk"), "");
+	ax_config_free(&c);
+
+	write_config("[defaults]\ncpu = 2\npids = \"\"\n");
+	assert_int_equal(ax_config_load(&c, path, NULL, &err), 0);
+	assert_string_equal(ax_config_string(&c, "default_cpu"), "2");
+	assert_string_equal(ax_config_string(&c, "default_pids"), "");
+	ax_config_free(&c);
+
+	write_config("[defaults]\nmemory = \"lots\"\n");
+	assert_int_equal(ax_config_load(&c, path, NULL, &err), -1);
+	assert_non_null(strstr(err.message, "defaults.memory: expected a size such as 512Mi, 2Gi or 100M"));
+	ax_config_free(&c);
+
+	write_config("[defaults]\ncpu = true\n");
+	assert_int_equal(ax_config_load(&c, path, NULL, &err), -1);
+	assert_non_null(strstr(err.message, "defaults.cpu: expected a number of CPUs"));
+	ax_config_free(&c);
+
+	write_config("[defaults]\npids = 8\n");
+	assert_int_equal(ax_config_load(&c, path, NULL, &err), -1);
 	ax_config_free(&c);
 
 	write_config("[defaults]\naio_port = 70000\n");
@@ -197,6 +230,30 @@ static void test_value_from_text(void **state)
 	assert_string_equal(json_string_value(json_array_get(v, 2)), "a,b");
 	json_decref(v);
 	assert_null(ax_conf_value_from_text(ax_conf_find("defaults.entrypoint"), "[1, 2]", &err));
+	/* Limits: quantity.h's grammar and ranges; "" sends none. */
+	v = ax_conf_value_from_text(ax_conf_find("defaults.cpu"), "500m", &err);
+	assert_string_equal(json_string_value(v), "500m");
+	json_decref(v);
+	v = ax_conf_value_from_text(ax_conf_find("defaults.cpu"), "", &err);
+	assert_string_equal(json_string_value(v), "");
+	json_decref(v);
+	assert_null(ax_conf_value_from_text(ax_conf_find("defaults.cpu"), "fast", &err));
+	assert_int_equal(err.exit_code, AX_EXIT_USAGE);
+	assert_string_equal(err.message,
+			    "Invalid value 'fast' for defaults.cpu: expected a number of CPUs such as 1, 0.5 or 500m");
+	v = ax_conf_value_from_text(ax_conf_find("defaults.memory"), "1.5Gi", &err);
+	assert_string_equal(json_string_value(v), "1.5Gi");
+	json_decref(v);
+	assert_null(ax_conf_value_from_text(ax_conf_find("defaults.memory"), "12", &err));
+	assert_string_equal(err.message, "Invalid value '12' for defaults.memory: must be at least 32Mi");
+	assert_null(ax_conf_value_from_text(ax_conf_find("defaults.disk"), "1Q", &err));
+	v = ax_conf_value_from_text(ax_conf_find("defaults.pids"), "64", &err);
+	assert_int_equal(json_integer_value(v), 64);
+	json_decref(v);
+	v = ax_conf_value_from_text(ax_conf_find("defaults.pids"), "", &err);
+	assert_string_equal(json_string_value(v), "");
+	json_decref(v);
+	assert_null(ax_conf_value_from_text(ax_conf_find("defaults.pids"), "8", &err));
 	v = ax_conf_value_from_text(ax_conf_find("defaults.ready_timeout"), "180s", &err);
 	assert_string_equal(json_string_value(v), "180s");
 	json_decref(v);
