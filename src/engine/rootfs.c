@@ -96,7 +96,7 @@ static int idmap_index(ctx *c, unsigned from)
 static int plan_idmap(ctx *c, const char *src, unsigned from, const char *dst, ax_error *err)
 {
 	int k = idmap_index(c, from);
-	char data[4];
+	char data[12];
 
 	if (k < 0)
 		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "layers come from more than %d uid ranges",
