@@ -28,8 +28,8 @@ static size_t digits(const char **p, long long *v)
 
 	*v = 0;
 	while (**p >= '0' && **p <= '9') {
-		if (*v < DIGITS_CAP)
-			*v = *v * 10 + (**p - '0');
+		/* Checked before the multiplication: 999999999999999999 * 10 overflows. */
+		*v = *v < DIGITS_CAP / 10 ? *v * 10 + (**p - '0') : DIGITS_CAP;
 		(*p)++;
 		n++;
 	}
