@@ -32,14 +32,14 @@ static int make_ns(void *arg)
 	const maker *m = arg;
 	char c = 0;
 
-	/* Our copy of the write end would keep the release below from ever seeing EOF. */
 	close(m->go_w);
 	if (syscall(SYS_setgroups, 0, NULL) < 0 || syscall(SYS_setresgid, m->owner, m->owner, m->owner) < 0 ||
 	    syscall(SYS_setresuid, m->owner, m->owner, m->owner) < 0 || unshare(CLONE_NEWUSER) < 0)
 		c = 1;
 	if (write(m->ready_w, &c, 1) != 1 || c)
 		_exit(1);
-	/* Stay until the parent has written the maps and opened the namespace. */
+	/* Stay until the parent has written the maps and opened the namespace
+	 * (its byte, or EOF if it is gone). */
 	while (read(m->go_r, &c, 1) < 0 && errno == EINTR)
 		;
 	_exit(0);
@@ -95,8 +95,14 @@ int ax_userns_open(unsigned inside, unsigned outside, unsigned count, unsigned o
 	}
 	rc = 0;
 out:
-	if (go[1] >= 0)
-		close(go[1]);   /* EOF releases the child */
+	/* Released by a byte, not by EOF: a maker another thread forks meanwhile
+	 * holds a copy of our write end (it has a copy of the fd table) until it
+	 * ends, and may wait on its own parent as long as we wait on ours. */
+	if (go[1] >= 0) {
+		while (write(go[1], "", 1) < 0 && errno == EINTR)
+			;
+		close(go[1]);
+	}
 	if (pid > 0)
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;

@@ -138,6 +138,20 @@ NBASE=$(base_of "$N")
 [ -n "$NBASE" ] && [ "$NBASE" != "$BASE" ] && [ "$NBASE" != "$RBASE" ] || fail "new range $NBASE (live: $BASE $RBASE)"
 run allox sandbox kill "$N"
 
+t "sandboxes created at once all start, each with a range of its own"
+# Starts run in parallel (no engine lock); each makes user namespaces
+# with a forked helper, which must not hold another start's pipes hostage.
+for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
+	allox sandbox create -o json >"$TMP/par.$i" 2>&1 &
+done
+wait
+for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
+	jq -e .id "$TMP/par.$i" >/dev/null 2>&1 || fail "parallel create $i: $(cat "$TMP/par.$i")"
+done
+ids=$(cat "$TMP"/par.* | jq -r '.id // empty' 2>/dev/null)
+[ "$(for i in $ids; do base_of "$i"; done | sort -u | wc -l)" = 12 ] || fail "ranges not distinct"
+for i in $ids; do allox sandbox kill "$i" >/dev/null 2>&1; done
+
 t "deleting a sandbox gives its range back"
 run allox sandbox kill "$R"
 expect_rc 0
