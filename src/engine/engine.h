@@ -90,8 +90,6 @@ int ax_store_save_nosync(ax_engine *e, json_t *record, ax_error *err);
 char *ax_store_dir(const ax_engine *e, const char *id);
 
 /* sandboxes.c */
-/* "512Mi", "2Gi", "1G", "1000000" -> bytes; -1 if unreadable. */
-long long ax_parse_quantity(const char *s);
 void ax_sandboxes_route(ax_engine *e, const ax_req *req, ax_resp *resp);
 void ax_sandboxes_reap(ax_engine *e);
 void ax_sandboxes_adopt(ax_engine *e);

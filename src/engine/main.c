@@ -21,6 +21,7 @@
 #include <microhttpd.h>
 
 #include "engine.h"
+#include "quantity.h"
 #include "fs.h"
 #include "http_server.h"
 #include "runtime.h"
@@ -180,7 +181,7 @@ static int parse_args(int argc, char **argv, options *o)
 			}
 			break;
 		case 'c':
-			o->console_log_max = ax_parse_quantity(optarg);
+			o->console_log_max = ax_quantity_bytes(optarg);
 			if (o->console_log_max < AX_CONSOLE_LOG_MAX_MIN || o->console_log_max > AX_CONSOLE_LOG_MAX_MAX) {
 				fprintf(stderr, "allox-engine: --console-log-max: expected a size from 64Ki to 1Ti, got '%s'\n",
 					optarg);

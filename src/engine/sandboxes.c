@@ -213,27 +213,6 @@ static bool string_map(const json_t *v)
 	return true;
 }
 
-long long ax_parse_quantity(const char *s)
-{
-	static const struct { const char *suffix; long long mult; } units[] = {
-		{ "Ki", 1024LL }, { "Mi", 1024LL * 1024 }, { "Gi", 1024LL * 1024 * 1024 },
-		{ "Ti", 1024LL * 1024 * 1024 * 1024 }, { "k", 1000LL }, { "K", 1000LL }, { "M", 1000000LL },
-		{ "G", 1000000000LL }, { "T", 1000000000000LL }, { "", 1 },
-	};
-	char *end;
-	long long n;
-	size_t i;
-
-	errno = 0;
-	n = strtoll(s, &end, 10);
-	if (errno || end == s || n < 0)
-		return -1;
-	for (i = 0; i < sizeof units / sizeof units[0]; i++)
-		if (strcmp(end, units[i].suffix) == 0)
-			return n > (1LL << 50) / units[i].mult ? -1 : n * units[i].mult;
-	return -1;
-}
-
 static const char *image_problem(const char *uri)
 {
 	struct stat st;

@@ -36,9 +36,7 @@ static size_t digits(const char **p, long long *v)
 	return n;
 }
 
-/* "512Mi", "1.5Gi", "100M", "1000000" -> bytes (a fraction rounds up to a
- * whole byte, as Kubernetes does); -1: unreadable; -2: over 1Pi. */
-static long long size_value(const char *s)
+long long ax_quantity_bytes(const char *s)
 {
 	static const struct {
 		const char *suffix;
@@ -122,7 +120,7 @@ int ax_limit_parse(ax_limit_kind kind, const char *text, long long *out, const c
 		break;
 	case AX_LIMIT_MEMORY:
 	case AX_LIMIT_DISK:
-		v = size_value(text);
+		v = ax_quantity_bytes(text);
 		if (v == -1) {
 			*why = "expected a size such as 512Mi, 2Gi or 100M";
 			return -1;

@@ -32,4 +32,9 @@ const char *ax_limit_key(ax_limit_kind kind);
  * what is expected, or the range. */
 int ax_limit_parse(ax_limit_kind kind, const char *text, long long *out, const char **why);
 
+/* A size alone, as memory and ephemeral-storage take it, without their
+ * range: "512Mi", "1.5Gi", "100M", "1000000" -> bytes (a fraction rounds up
+ * to a whole byte, as Kubernetes does); -1: unreadable; -2: over 1Pi. */
+long long ax_quantity_bytes(const char *s);
+
 #endif
