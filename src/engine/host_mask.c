@@ -26,7 +26,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "runtime.h"
+#include "runtime_internal.h"
 
 #define MASK_VERSION "1"
 #define MASK_MAX 4096   /* more secrets than this: the rest stay (noted) */
@@ -110,24 +110,13 @@ static void walk(scan *s)
 	}
 }
 
-static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *b = p;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= b[i];
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-
 static uint64_t hash(const scan *s)
 {
-	uint64_t h = fnv1a(14695981039346656037ULL, MASK_VERSION, strlen(MASK_VERSION));
+	uint64_t h = ax_rt_fnv1a(AX_RT_FNV1A_BASIS, MASK_VERSION, strlen(MASK_VERSION));
 
 	for (size_t i = 0; i < s->n; i++) {
-		h = fnv1a(h, s->v[i].path, strlen(s->v[i].path) + 1);
-		h = fnv1a(h, &s->v[i].st.st_mode, sizeof s->v[i].st.st_mode);
+		h = ax_rt_fnv1a(h, s->v[i].path, strlen(s->v[i].path) + 1);
+		h = ax_rt_fnv1a(h, &s->v[i].st.st_mode, sizeof s->v[i].st.st_mode);
 	}
 	return h;
 }

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "runtime.h"
@@ -37,6 +38,11 @@ int ax_rt_read_small(const char *path, char *buf, size_t len);     /* 0 or an er
 int ax_rt_proc_stat(pid_t pid, char *state, unsigned long long *start);
 /* The process exists, is not a zombie and started at START. */
 bool ax_rt_proc_same(pid_t pid, unsigned long long start);
+
+/* FNV-1a over N bytes at P, continuing from H (start from
+ * AX_RT_FNV1A_BASIS): names of cached image data after what they hold. */
+#define AX_RT_FNV1A_BASIS 0xcbf29ce484222325ULL
+uint64_t ax_rt_fnv1a(uint64_t h, const void *p, size_t n);
 
 /* One step the setup child performs before exec'ing bwrap. Everything is
  * computed by the parent, so the child (forked from a possibly threaded

@@ -241,3 +241,14 @@ void ax_plan_free(ax_plan *p)
 	free(p->ops);
 	memset(p, 0, sizeof *p);
 }
+
+uint64_t ax_rt_fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}

@@ -54,22 +54,13 @@ void ax_host_layout_read(ax_host_layout *hl)
 	}
 }
 
-static uint64_t fnv1a(uint64_t h, const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
 static uint64_t layout_hash(const ax_host_layout *hl)
 {
-	uint64_t h = fnv1a(0xcbf29ce484222325ULL, SKELETON_VERSION, 1);
+	uint64_t h = ax_rt_fnv1a(AX_RT_FNV1A_BASIS, SKELETON_VERSION, 1);
 
 	for (int i = 0; i < AX_EXPOSED_N; i++) {
-		h = fnv1a(h, &hl->kind[i], 1);
-		h = fnv1a(h, hl->target[i], strlen(hl->target[i]) + 1);
+		h = ax_rt_fnv1a(h, &hl->kind[i], 1);
+		h = ax_rt_fnv1a(h, hl->target[i], strlen(hl->target[i]) + 1);
 	}
 	return h;
 }
