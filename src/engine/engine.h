@@ -93,9 +93,10 @@ char *ax_store_dir(const ax_engine *e, const char *id);
 void ax_sandboxes_route(ax_engine *e, const ax_req *req, ax_resp *resp);
 void ax_sandboxes_reap(ax_engine *e);
 void ax_sandboxes_adopt(ax_engine *e);
-/* Rescan the host for what the host image must hide (lock not held): at
- * start, then from the tick when the last scan is 10 s old. */
-void ax_sandboxes_scan_host(ax_engine *e, bool force);
+/* Scan the host for what the host image must hide (lock not held): at a
+ * create until a scan succeeds, then (create or tick) when the last one is
+ * 10 s old and sandboxes exist. */
+void ax_sandboxes_scan_host(ax_engine *e);
 /* True if a capture holds sandbox ID frozen (lock held). */
 bool ax_sandbox_capturing(ax_engine *e, const char *id);
 /* Freeze or thaw sandbox ID for a capture (lock held); -1 with ERR. */

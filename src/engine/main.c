@@ -483,7 +483,6 @@ int main(int argc, char **argv)
 	 * here when they end so we can reap them (the host's init may not). */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	ax_sandboxes_adopt(&e);
-	ax_sandboxes_scan_host(&e, true);
 	ax_snapshots_adopt(&e);
 	ufd = unix_listener(sock, &err);
 	if (ufd < 0)
@@ -521,7 +520,7 @@ int main(int argc, char **argv)
 		if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP)
 			break;
 		ax_sandboxes_reap(&e);
-		ax_sandboxes_scan_host(&e, false);
+		ax_sandboxes_scan_host(&e);
 		ax_snapshots_sync(&e, false);
 		ax_layers_sweep(&e, false);
 	}

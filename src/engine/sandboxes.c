@@ -661,6 +661,8 @@ static void create(ax_engine *e, const ax_req *req, ax_resp *resp)
 	json_decref(body);
 	set_status(rec, e, "Pending", "SANDBOX_STARTING", NULL);
 
+	/* Whatever the image: a restore learns it from its snapshot. */
+	ax_sandboxes_scan_host(e);
 	dir = ax_store_dir(e, id);
 	pthread_mutex_lock(&e->lock);
 	if (reserve(e, id, dir, snap, rec, resp) < 0) {
@@ -1155,15 +1157,17 @@ void ax_sandboxes_reap(ax_engine *e)
 	json_decref(expired);
 }
 
-void ax_sandboxes_scan_host(ax_engine *e, bool force)
+void ax_sandboxes_scan_host(ax_engine *e)
 {
 	char mask[sizeof e->host_mask], note[256] = "", *images;
 	long long now = ax_rt_now_ms();
 	ax_error err;
 
 	pthread_mutex_lock(&e->lock);
-	/* Only while sandboxes are about: 60-80 ms of stat()s per scan. */
-	if (!force && (now - e->host_mask_ms < 10000 || !json_object_size(e->sandboxes))) {
+	/* 60-80 ms of stat()s per scan: at the first create (not at start, which
+	 * commands that create nothing wait for), until one succeeds, then only
+	 * every 10 s while sandboxes are about. */
+	if (e->host_mask[0] && (now - e->host_mask_ms < 10000 || !json_object_size(e->sandboxes))) {
 		pthread_mutex_unlock(&e->lock);
 		return;
 	}
@@ -1179,9 +1183,10 @@ void ax_sandboxes_scan_host(ax_engine *e, bool force)
 	free(images);
 	pthread_mutex_lock(&e->lock);
 	/* A failed rescan keeps the last good mask. */
-	if (mask[0] || force)
+	if (mask[0]) {
 		snprintf(e->host_mask, sizeof e->host_mask, "%s", mask);
-	e->host_mask_ms = now;
+		e->host_mask_ms = now;
+	}
 	pthread_mutex_unlock(&e->lock);
 }
 
