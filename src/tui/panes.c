@@ -320,7 +320,9 @@ static void draw_status(ax_tui *t)
 	if (t->confirm_id)
 		snprintf(text, sizeof text, " Restore checkpoint %.8s into a new sandbox? [y/N]", t->confirm_id);
 	else if (t->job.pid)
-		snprintf(text, sizeof text, " %s | sandbox %s | %.0fs running %s  (Ctrl-C cancels)", t->endpoint,
+		/* The hint goes before the command: a long command line is cut at the
+		 * right edge, and the hint must stay on screen. */
+		snprintf(text, sizeof text, " %s | sandbox %s | %.0fs (Ctrl-C cancels) running %s", t->endpoint,
 			 shown, ax_job_seconds(&t->job), t->job_line ? t->job_line : "");
 	else
 		snprintf(text, sizeof text, " %s | sandbox %s |%s ? help", t->endpoint, shown, last);

@@ -56,7 +56,10 @@ EOF2
 keys() {
 	tm send-keys -t main "$@"
 }
+# A line typed while a command runs only goes to the history, so each one
+# waits for the last to end (slow under the sanitizers).
 type_line() {
+	wait_idle
 	tm send-keys -t main -l "$1"
 	tm send-keys -t main Enter
 }
@@ -100,7 +103,7 @@ line_a() {
 wait_until 30 line_a || { show_screen; fail "a never showed"; }
 show_screen
 grep -qx 'b' "$TMP/out" && fail "b was there as soon as a showed (output did not stream)"
-grep -qF "running run -- sh -c" "$TMP/out" || fail "the status line does not show the running command"
+grep -qF "(Ctrl-C cancels) running run -- sh -c" "$TMP/out" || fail "the status line does not show the running command"
 wait_until 30 sh -c "tmux -L '$SOCK' capture-pane -p -t main | grep -qx b" || fail "b never showed"
 wait_screen 10 "last: exit 0" || { show_screen; fail "no exit status in the status line"; }
 
@@ -112,6 +115,9 @@ line_a2() {
 wait_until 30 line_a2 || { show_screen; fail "a2 never showed"; }
 show_screen
 grep -qx 'b2' "$TMP/out" && fail "b2 was there as soon as a2 showed (aio exec did not stream)"
+# The command line is longer than the status line has room for: the hint
+# must still show (it was cut off once, and a typed line went to history).
+grep -qF "(Ctrl-C cancels) running aio exec" "$TMP/out" || fail "a long command hides the Ctrl-C hint"
 wait_until 30 sh -c "tmux -L '$SOCK' capture-pane -p -t main | grep -qx b2" || fail "b2 never showed"
 
 t "the screen dump holds the same screen"
