@@ -148,9 +148,13 @@ static int loop_attach(int image_fd, char *dev, size_t len, ax_error *err)
 {
 	int ctl = open(LOOP_CONTROL, O_RDWR | O_CLOEXEC);
 
-	if (ctl < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot open %s (loop devices bound a sandbox's disk): %s",
-			       LOOP_CONTROL, strerror(errno));
+	if (ctl < 0) {
+		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot open %s (loop devices bound a sandbox's disk): %s",
+			LOOP_CONTROL, strerror(errno));
+		ax_error_hint(err, "without loop devices, start allox-engine with --default-disk none and create "
+			      "sandboxes without a disk size");
+		return -1;
+	}
 	/* Another process may take the free device between the two calls. */
 	for (int tries = 0; tries < 32; tries++) {
 		struct loop_config cfg;
