@@ -18,21 +18,44 @@
 #include "error.h"
 #include "output.h"
 
-typedef enum ax_opt_type {
-	AX_OPT_FLAG,      /* no value; stored as true */
-	AX_OPT_STRING,
-	AX_OPT_INT,
-	AX_OPT_DURATION,  /* checked with ax_duration_parse; stored as typed */
-	AX_OPT_CHOICE,    /* one of choices */
-	AX_OPT_KV,        /* KEY=VALUE or KEY VALUE; stored as [key, value] */
-} ax_opt_type;
+/*
+ * What a value is. The kind decides how the parser checks and stores it (an
+ * integer, a duration kept as typed, a KEY=VALUE pair, ...), what help and
+ * the man pages call it, and what completion offers for it (sandbox ids, local
+ * paths, ...); nothing guesses it from an option's name.
+ */
+typedef enum ax_value_kind {
+	AX_VAL_NONE,          /* a flag: no value; stored as true */
+	AX_VAL_TEXT,          /* any text */
+	AX_VAL_INT,           /* an integer, stored as one */
+	AX_VAL_DURATION,      /* 90, 90s, 10m, 1h30m (ax_duration_parse); kept as typed */
+	AX_VAL_LIFETIME,      /* a duration, or none for no expiry */
+	AX_VAL_CHOICE,        /* one of the option's choices */
+	AX_VAL_KV,            /* KEY=VALUE or KEY VALUE; stored as [key, value] */
+	AX_VAL_SANDBOX_ID,
+	AX_VAL_CHECKPOINT_ID,
+	AX_VAL_CHECKPOINT,    /* a checkpoint id, or latest */
+	AX_VAL_LOCAL_PATH,    /* a file or directory on this machine */
+	AX_VAL_LOCAL_DIR,     /* a directory on this machine */
+	AX_VAL_REMOTE_PATH,   /* a path inside the sandbox */
+	AX_VAL_COMMAND,       /* words run in the sandbox; a leading sandbox UUID selects the sandbox */
+	AX_VAL_CPU,           /* CPUs: 2, 0.5, 500m (quantity.h) */
+	AX_VAL_MEMORY,        /* a memory size: 512Mi, 2Gi (quantity.h) */
+	AX_VAL_DISK,          /* a writable-layer size: 1Gi (quantity.h) */
+	AX_VAL_PIDS,          /* a process count (quantity.h); an integer */
+	AX_VAL_MODE,          /* an octal permission: 644, 0755, 0o600 */
+	AX_VAL_JSON_OBJECT,   /* a JSON object */
+	AX_VAL_ENCODING,      /* a text encoding */
+	AX_VAL_PROFILE,       /* a profile: $ALLOX_HOME/NAME.toml */
+	AX_VAL_CONFIG_KEY,    /* a configuration key such as connection.domain */
+} ax_value_kind;
 
 typedef struct ax_option_spec {
 	const char *name;             /* long name without "--" */
 	char short_name;              /* 0 if none */
-	ax_opt_type type;
+	ax_value_kind kind;
 	const char *metavar;          /* "SECONDS", "KEY=VALUE", ... */
-	const char *const *choices;   /* AX_OPT_CHOICE: NULL-terminated */
+	const char *const *choices;   /* AX_VAL_CHOICE: NULL-terminated */
 	const char *defval;           /* shown in help only */
 	bool repeatable;              /* values collect into an array */
 	const char *help;
@@ -46,9 +69,16 @@ typedef enum ax_pos_kind {
 
 typedef struct ax_positional_spec {
 	const char *name;   /* "SANDBOX_ID" */
-	ax_pos_kind kind;
+	ax_pos_kind arity;
+	ax_value_kind kind;
 	const char *help;
 } ax_positional_spec;
+
+/* The kind's name in `__commands` ("sandbox-id", "local-path", ...). */
+const char *ax_value_kind_name(ax_value_kind kind);
+/* How a value of KIND is stored and shown as an argument: "flag", "string",
+ * "int", "duration", "choice" or "kv". */
+const char *ax_value_kind_type(ax_value_kind kind);
 
 enum {
 	/* Options end at the first positional (run, aio exec): the rest is the command. */

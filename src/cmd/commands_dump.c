@@ -5,53 +5,6 @@
 
 #include "config.h"
 
-static const char *kind_name(ax_opt_type t)
-{
-	switch (t) {
-	case AX_OPT_FLAG: return "flag";
-	case AX_OPT_STRING: return "string";
-	case AX_OPT_INT: return "int";
-	case AX_OPT_DURATION: return "duration";
-	case AX_OPT_CHOICE: return "choice";
-	case AX_OPT_KV: return "kv";
-	}
-	return "string";
-}
-
-/*
- * What a shell should offer for a value: "path" (a local file), "dir" (a
- * local directory), "sandbox-id", "checkpoint-id", "profile", "config-key",
- * "duration", "choice", "none" (a flag) or "any". The completion scripts are
- * checked against this, so a new local FILE option must complete paths.
- * PATH, REMOTE and DIR (-w) name places inside a sandbox: "any".
- */
-const char *ax_value_hint(const char *name, const char *metavar, ax_opt_type t, bool positional)
-{
-	if (t == AX_OPT_FLAG)
-		return "none";
-	if (t == AX_OPT_DURATION || (name && strcmp(name, "timeout") == 0))
-		return "duration";
-	if (t == AX_OPT_CHOICE)
-		return "choice";
-	if (name && strcmp(name, "profile") == 0)
-		return "profile";
-	if (name && strcmp(name, "config") == 0)
-		return "path";
-	if (name && strcmp(name, "save-images") == 0)
-		return "dir";
-	if (!metavar)
-		return "any";
-	if (strcmp(metavar, "FILE") == 0 || strcmp(metavar, "LOCAL") == 0)
-		return "path";
-	if (strcmp(metavar, "SANDBOX_ID") == 0)
-		return "sandbox-id";
-	if (strcmp(metavar, "CHECKPOINT") == 0 || strcmp(metavar, "CHECKPOINT_ID") == 0)
-		return "checkpoint-id";
-	if (positional && strcmp(metavar, "KEY") == 0)
-		return "config-key";
-	return "any";
-}
-
 static json_t *string_or_null(const char *s)
 {
 	return s ? json_string(s) : json_null();
@@ -73,10 +26,10 @@ static json_t *options_json(const ax_option_spec *o)
 		}
 		json_array_append_new(list, json_pack("{s:s, s:o, s:s, s:o, s:o, s:o, s:b, s:s, s:o}", "long", o->name,
 						      "short", string_or_null(o->short_name ? shortname : NULL), "kind",
-						      kind_name(o->type), "metavar", string_or_null(o->metavar),
+						      ax_value_kind_type(o->kind), "metavar", string_or_null(o->metavar),
 						      "choices", choices, "default", string_or_null(o->defval),
 						      "repeatable", o->repeatable, "values",
-						      ax_value_hint(o->name, o->metavar, o->type, false), "help",
+						      ax_value_kind_name(o->kind), "help",
 						      string_or_null(o->help)));
 	}
 	return list;
@@ -88,8 +41,8 @@ static json_t *positionals_json(const ax_positional_spec *p)
 	json_t *list = json_array();
 
 	for (; p && p->name; p++)
-		json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:o}", "name", p->name, "kind", kinds[p->kind],
-						      "values", ax_value_hint(NULL, p->name, AX_OPT_STRING, true), "help",
+		json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:o}", "name", p->name, "kind", kinds[p->arity],
+						      "values", ax_value_kind_name(p->kind), "help",
 						      string_or_null(p->help)));
 	return list;
 }

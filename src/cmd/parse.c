@@ -141,8 +141,9 @@ static json_t *option_value(const ax_option_spec *o, const char *value, ax_error
 	long long secs;
 	const char *const *c;
 
-	switch (o->type) {
-	case AX_OPT_INT: {
+	switch (o->kind) {
+	case AX_VAL_INT:
+	case AX_VAL_PIDS: {
 		char *end;
 		long long n;
 
@@ -155,11 +156,11 @@ static json_t *option_value(const ax_option_spec *o, const char *value, ax_error
 		}
 		return json_integer(n);
 	}
-	case AX_OPT_DURATION:
+	case AX_VAL_DURATION:
 		if (ax_duration_parse(value, &secs, err) < 0)
 			return NULL;
 		return json_string(value);
-	case AX_OPT_CHOICE:
+	case AX_VAL_CHOICE:
 		for (c = o->choices; *c; c++)
 			if (strcmp(*c, value) == 0)
 				return json_string(value);
@@ -205,7 +206,7 @@ static int take_option(const ax_option_spec *o, const char *inline_val, int argc
 	const char *value = inline_val;
 	json_t *v;
 
-	if (o->type == AX_OPT_FLAG) {
+	if (o->kind == AX_VAL_NONE) {
 		if (inline_val)
 			return ax_fail(err, AX_EXIT_USAGE, "USAGE", "option --%s takes no value", o->name);
 		store(opts, o, json_true());
@@ -217,7 +218,7 @@ static int take_option(const ax_option_spec *o, const char *inline_val, int argc
 				       o->metavar ? o->metavar : "VALUE");
 		value = argv[++*i];
 	}
-	if (o->type == AX_OPT_KV) {
+	if (o->kind == AX_VAL_KV) {
 		const char *eq = strchr(value, '=');
 		json_t *k, *val;
 
@@ -272,16 +273,16 @@ static int assign_positionals(const ax_command_spec *cmd, json_t *given, ax_args
 	bool variadic = false;
 
 	for (p = cmd->positionals; p && p->name; p++) {
-		if (p->kind == AX_POS_REQUIRED)
+		if (p->arity == AX_POS_REQUIRED)
 			required++;
-		else if (p->kind == AX_POS_OPTIONAL)
+		else if (p->arity == AX_POS_OPTIONAL)
 			optional++;
 		else
 			variadic = true;
 	}
 	if (n < required + (variadic ? 1 : 0)) {
 		for (p = cmd->positionals; p && p->name; p++)
-			if (p->kind != AX_POS_OPTIONAL) {
+			if (p->arity != AX_POS_OPTIONAL) {
 				if (n == 0)
 					return ax_fail(err, AX_EXIT_USAGE, "USAGE", "missing argument %s", p->name);
 				n--;
@@ -293,9 +294,9 @@ static int assign_positionals(const ax_command_spec *cmd, json_t *given, ax_args
 			       json_string_value(json_array_get(given, required + optional)));
 	extra = n - required - (variadic ? 1 : 0);
 	for (p = cmd->positionals; p && p->name; p++) {
-		if (p->kind == AX_POS_REQUIRED) {
+		if (p->arity == AX_POS_REQUIRED) {
 			json_object_set(out->pos, p->name, json_array_get(given, next++));
-		} else if (p->kind == AX_POS_OPTIONAL) {
+		} else if (p->arity == AX_POS_OPTIONAL) {
 			if (extra > 0 && (!variadic || extra > 0)) {
 				json_object_set(out->pos, p->name, json_array_get(given, next++));
 				extra--;

@@ -3,8 +3,8 @@
 
 #include <string.h>
 
-#define END_OPTIONS { NULL, 0, AX_OPT_FLAG, NULL, NULL, NULL, false, NULL }
-#define END_POSITIONALS { NULL, AX_POS_REQUIRED, NULL }
+#define END_OPTIONS { .name = NULL }
+#define END_POSITIONALS { .name = NULL }
 #define OBJECT_FORMATS (AX_FMT_TABLE | AX_FMT_JSON | AX_FMT_YAML)
 
 static const ax_group_spec groups[] = {
@@ -34,51 +34,57 @@ static const char *const config_set_examples[] = {
 };
 
 static const ax_option_spec config_init_options[] = {
-	{ "force", 'f', AX_OPT_FLAG, NULL, NULL, NULL, false, "overwrite an existing file" },
+	{ .name = "force", .short_name = 'f', .kind = AX_VAL_NONE, .help = "overwrite an existing file" },
 	END_OPTIONS,
 };
 
 static const ax_positional_spec config_set_positionals[] = {
-	{ "KEY", AX_POS_REQUIRED, "section.name, e.g. connection.domain" },
-	{ "VALUE", AX_POS_REQUIRED, "checked against the key's type" },
+	{ .name = "KEY", .arity = AX_POS_REQUIRED, .kind = AX_VAL_CONFIG_KEY,
+	  .help = "section.name, e.g. connection.domain" },
+	{ .name = "VALUE", .arity = AX_POS_REQUIRED, .kind = AX_VAL_TEXT, .help = "checked against the key's type" },
 	END_POSITIONALS,
 };
 
 static const ax_positional_spec session_use_positionals[] = {
-	{ "SANDBOX_ID", AX_POS_REQUIRED, "the sandbox later commands use by default" },
+	{ .name = "SANDBOX_ID", .arity = AX_POS_REQUIRED, .kind = AX_VAL_SANDBOX_ID,
+	  .help = "the sandbox later commands use by default" },
 	END_POSITIONALS,
 };
 
 static const ax_positional_spec sandbox_id_positionals[] = {
-	{ "SANDBOX_ID", AX_POS_OPTIONAL, "the sandbox; default: the current session" },
+	{ .name = "SANDBOX_ID", .arity = AX_POS_OPTIONAL, .kind = AX_VAL_SANDBOX_ID,
+	  .help = "the sandbox; default: the current session" },
 	END_POSITIONALS,
 };
 
 static const ax_option_spec sandbox_create_options[] = {
-	{ "image", 'i', AX_OPT_STRING, "IMAGE", NULL, NULL, false,
-	  "image: host or rootfs:/path locally, a container image on a server (default: defaults.image)" },
-	{ "timeout", 't', AX_OPT_STRING, "DURATION", NULL, NULL, false,
-	  "lifetime such as 30m or 2h, or none for no expiry (default: defaults.timeout)" },
-	{ "env", 'e', AX_OPT_KV, "KEY=VALUE", NULL, NULL, true, "environment variable for the sandbox" },
-	{ "metadata", 'm', AX_OPT_KV, "KEY=VALUE", NULL, NULL, true, "metadata label" },
-	{ "entrypoint", 0, AX_OPT_STRING, "ARG", NULL, NULL, true,
-	  "one argv element of the entrypoint; replaces defaults.entrypoint" },
-	{ "ready-timeout", 0, AX_OPT_DURATION, "DURATION", NULL, NULL, false,
-	  "how long to wait for the runtime (default: defaults.ready_timeout)" },
-	{ "skip-health-check", 0, AX_OPT_FLAG, NULL, NULL, NULL, false, "do not wait for the runtime to answer" },
-	{ "cpu", 0, AX_OPT_STRING, "CPUS", NULL, NULL, false,
-	  "CPU time, such as 2, 0.5 or 500m (default: defaults.cpu)" },
-	{ "memory", 0, AX_OPT_STRING, "SIZE", NULL, NULL, false,
-	  "memory limit, such as 512Mi or 2Gi (default: defaults.memory)" },
-	{ "pids", 0, AX_OPT_INT, "N", NULL, NULL, false,
-	  "most processes and threads at once (default: defaults.pids, else the server's)" },
-	{ "disk", 0, AX_OPT_STRING, "SIZE", NULL, NULL, false,
-	  "size of the writable layer, such as 1Gi (default: defaults.disk)" },
+	{ .name = "image", .short_name = 'i', .kind = AX_VAL_TEXT, .metavar = "IMAGE",
+	  .help = "image: host or rootfs:/path locally, a container image on a server (default: defaults.image)" },
+	{ .name = "timeout", .short_name = 't', .kind = AX_VAL_LIFETIME, .metavar = "DURATION",
+	  .help = "lifetime such as 30m or 2h, or none for no expiry (default: defaults.timeout)" },
+	{ .name = "env", .short_name = 'e', .kind = AX_VAL_KV, .metavar = "KEY=VALUE", .repeatable = true,
+	  .help = "environment variable for the sandbox" },
+	{ .name = "metadata", .short_name = 'm', .kind = AX_VAL_KV, .metavar = "KEY=VALUE", .repeatable = true,
+	  .help = "metadata label" },
+	{ .name = "entrypoint", .kind = AX_VAL_TEXT, .metavar = "ARG", .repeatable = true,
+	  .help = "one argv element of the entrypoint; replaces defaults.entrypoint" },
+	{ .name = "ready-timeout", .kind = AX_VAL_DURATION, .metavar = "DURATION",
+	  .help = "how long to wait for the runtime (default: defaults.ready_timeout)" },
+	{ .name = "skip-health-check", .kind = AX_VAL_NONE, .help = "do not wait for the runtime to answer" },
+	{ .name = "cpu", .kind = AX_VAL_CPU, .metavar = "CPUS",
+	  .help = "CPU time, such as 2, 0.5 or 500m (default: defaults.cpu)" },
+	{ .name = "memory", .kind = AX_VAL_MEMORY, .metavar = "SIZE",
+	  .help = "memory limit, such as 512Mi or 2Gi (default: defaults.memory)" },
+	{ .name = "pids", .kind = AX_VAL_PIDS, .metavar = "N",
+	  .help = "most processes and threads at once (default: defaults.pids, else the server's)" },
+	{ .name = "disk", .kind = AX_VAL_DISK, .metavar = "SIZE",
+	  .help = "size of the writable layer, such as 1Gi (default: defaults.disk)" },
 	END_OPTIONS,
 };
 
 static const ax_option_spec sandbox_renew_options[] = {
-	{ "timeout", 't', AX_OPT_DURATION, "DURATION", NULL, NULL, false, "new lifetime from now (required)" },
+	{ .name = "timeout", .short_name = 't', .kind = AX_VAL_DURATION, .metavar = "DURATION",
+	  .help = "new lifetime from now (required)" },
 	END_OPTIONS,
 };
 
@@ -91,33 +97,39 @@ static const char *const sandbox_create_examples[] = {
 };
 
 static const ax_positional_spec run_positionals[] = {
-	{ "COMMAND", AX_POS_VARIADIC, "the command; a leading sandbox UUID selects the sandbox" },
+	{ .name = "COMMAND", .arity = AX_POS_VARIADIC, .kind = AX_VAL_COMMAND,
+	  .help = "the command; a leading sandbox UUID selects the sandbox" },
 	END_POSITIONALS,
 };
 
 static const ax_option_spec run_options[] = {
-	{ "workdir", 'w', AX_OPT_STRING, "DIR", NULL, NULL, false, "working directory (default /home/gem)" },
-	{ "timeout", 't', AX_OPT_DURATION, "DURATION", NULL, NULL, false, "end the command after this long (exit 124)" },
+	{ .name = "workdir", .short_name = 'w', .kind = AX_VAL_REMOTE_PATH, .metavar = "DIR",
+	  .help = "working directory (default /home/gem)" },
+	{ .name = "timeout", .short_name = 't', .kind = AX_VAL_DURATION, .metavar = "DURATION",
+	  .help = "end the command after this long (exit 124)" },
 	END_OPTIONS,
 };
 
 static const ax_option_spec aio_exec_options[] = {
-	{ "workdir", 'w', AX_OPT_STRING, "DIR", NULL, NULL, false, "working directory (default /home/gem)" },
-	{ "timeout", 't', AX_OPT_DURATION, "DURATION", NULL, "60", false, "end the command after this long (exit 124)" },
+	{ .name = "workdir", .short_name = 'w', .kind = AX_VAL_REMOTE_PATH, .metavar = "DIR",
+	  .help = "working directory (default /home/gem)" },
+	{ .name = "timeout", .short_name = 't', .kind = AX_VAL_DURATION, .metavar = "DURATION", .defval = "60",
+	  .help = "end the command after this long (exit 124)" },
 	END_OPTIONS,
 };
 
 static const ax_option_spec aio_jupyter_run_options[] = {
-	{ "code", 'c', AX_OPT_STRING, "CODE", NULL, NULL, false, "the code to run" },
-	{ "file", 'f', AX_OPT_STRING, "FILE", NULL, NULL, false, "run the code in FILE; - reads standard input" },
-	{ "session", 0, AX_OPT_STRING, "ID", NULL, NULL, false,
-	  "the session to run in, one kernel each (default: the sandbox's shared session)" },
-	{ "kernel", 0, AX_OPT_STRING, "NAME", NULL, "python3", false,
-	  "kernelspec of a new session (GET /v1/jupyter/info lists them)" },
-	{ "timeout", 0, AX_OPT_DURATION, "DURATION", NULL, "30", false,
-	  "interrupt the code after this long, 1s to 300s (status timeout)" },
-	{ "save-images", 0, AX_OPT_STRING, "DIR", NULL, NULL, false,
-	  "write image/png outputs to DIR/output_<count>_<index>.png" },
+	{ .name = "code", .short_name = 'c', .kind = AX_VAL_TEXT, .metavar = "CODE", .help = "the code to run" },
+	{ .name = "file", .short_name = 'f', .kind = AX_VAL_LOCAL_PATH, .metavar = "FILE",
+	  .help = "run the code in FILE; - reads standard input" },
+	{ .name = "session", .kind = AX_VAL_TEXT, .metavar = "ID",
+	  .help = "the session to run in, one kernel each (default: the sandbox's shared session)" },
+	{ .name = "kernel", .kind = AX_VAL_TEXT, .metavar = "NAME", .defval = "python3",
+	  .help = "kernelspec of a new session (GET /v1/jupyter/info lists them)" },
+	{ .name = "timeout", .kind = AX_VAL_DURATION, .metavar = "DURATION", .defval = "30",
+	  .help = "interrupt the code after this long, 1s to 300s (status timeout)" },
+	{ .name = "save-images", .kind = AX_VAL_LOCAL_DIR, .metavar = "DIR",
+	  .help = "write image/png outputs to DIR/output_<count>_<index>.png" },
 	END_OPTIONS,
 };
 
@@ -132,10 +144,12 @@ static const char *const aio_jupyter_run_examples[] = {
 static const char *const screenshot_formats[] = { "png", "jpeg", NULL };
 
 static const ax_option_spec aio_screenshot_options[] = {
-	{ "file", 'f', AX_OPT_STRING, "FILE", NULL, NULL, false,
-	  "where to save the image (required); replaced atomically, untouched on failure" },
-	{ "format", 0, AX_OPT_CHOICE, "FORMAT", screenshot_formats, "png", false, "image format: png or jpeg" },
-	{ "quality", 0, AX_OPT_INT, "N", NULL, NULL, false, "JPEG quality, 0 to 100 (default: Chromium's)" },
+	{ .name = "file", .short_name = 'f', .kind = AX_VAL_LOCAL_PATH, .metavar = "FILE",
+	  .help = "where to save the image (required); replaced atomically, untouched on failure" },
+	{ .name = "format", .kind = AX_VAL_CHOICE, .metavar = "FORMAT", .choices = screenshot_formats, .defval = "png",
+	  .help = "image format: png or jpeg" },
+	{ .name = "quality", .kind = AX_VAL_INT, .metavar = "N",
+	  .help = "JPEG quality, 0 to 100 (default: Chromium's)" },
 	END_OPTIONS,
 };
 
@@ -152,25 +166,32 @@ static const char *const aio_screenshot_examples[] = {
 };
 
 static const ax_positional_spec mcp_tools_positionals[] = {
-	{ "SANDBOX_ID", AX_POS_OPTIONAL, "the sandbox; default: the current session" },
-	{ "SERVER", AX_POS_REQUIRED, "an MCP server (aio mcp servers lists them)" },
+	{ .name = "SANDBOX_ID", .arity = AX_POS_OPTIONAL, .kind = AX_VAL_SANDBOX_ID,
+	  .help = "the sandbox; default: the current session" },
+	{ .name = "SERVER", .arity = AX_POS_REQUIRED, .kind = AX_VAL_TEXT,
+	  .help = "an MCP server (aio mcp servers lists them)" },
 	END_POSITIONALS,
 };
 
 static const ax_positional_spec mcp_call_positionals[] = {
-	{ "SANDBOX_ID", AX_POS_OPTIONAL, "the sandbox; default: the current session" },
-	{ "SERVER", AX_POS_REQUIRED, "an MCP server (aio mcp servers lists them)" },
-	{ "TOOL", AX_POS_REQUIRED, "one of its tools (aio mcp tools SERVER lists them)" },
+	{ .name = "SANDBOX_ID", .arity = AX_POS_OPTIONAL, .kind = AX_VAL_SANDBOX_ID,
+	  .help = "the sandbox; default: the current session" },
+	{ .name = "SERVER", .arity = AX_POS_REQUIRED, .kind = AX_VAL_TEXT,
+	  .help = "an MCP server (aio mcp servers lists them)" },
+	{ .name = "TOOL", .arity = AX_POS_REQUIRED, .kind = AX_VAL_TEXT,
+	  .help = "one of its tools (aio mcp tools SERVER lists them)" },
 	END_POSITIONALS,
 };
 
 static const ax_option_spec aio_mcp_call_options[] = {
-	{ "args", 0, AX_OPT_STRING, "JSON", NULL, NULL, false, "the tool's arguments as a JSON object" },
-	{ "arg", 0, AX_OPT_KV, "KEY=VALUE", NULL, NULL, true,
-	  "one argument; VALUE is JSON when it parses as JSON, else a string (overrides --args)" },
-	{ "save-images", 0, AX_OPT_STRING, "DIR", NULL, NULL, false,
-	  "write image and audio content to DIR/<tool>_<n>.<ext>" },
-	{ "timeout", 't', AX_OPT_DURATION, "DURATION", NULL, "300", false, "how long the call may take" },
+	{ .name = "args", .kind = AX_VAL_JSON_OBJECT, .metavar = "JSON",
+	  .help = "the tool's arguments as a JSON object" },
+	{ .name = "arg", .kind = AX_VAL_KV, .metavar = "KEY=VALUE", .repeatable = true,
+	  .help = "one argument; VALUE is JSON when it parses as JSON, else a string (overrides --args)" },
+	{ .name = "save-images", .kind = AX_VAL_LOCAL_DIR, .metavar = "DIR",
+	  .help = "write image and audio content to DIR/<tool>_<n>.<ext>" },
+	{ .name = "timeout", .short_name = 't', .kind = AX_VAL_DURATION, .metavar = "DURATION", .defval = "300",
+	  .help = "how long the call may take" },
 	END_OPTIONS,
 };
 
@@ -193,84 +214,101 @@ static const char *const aio_mcp_call_examples[] = {
 };
 
 static const ax_positional_spec path_positionals[] = {
-	{ "SANDBOX_ID", AX_POS_OPTIONAL, "the sandbox; default: the current session" },
-	{ "PATH", AX_POS_REQUIRED, "absolute path inside the sandbox" },
+	{ .name = "SANDBOX_ID", .arity = AX_POS_OPTIONAL, .kind = AX_VAL_SANDBOX_ID,
+	  .help = "the sandbox; default: the current session" },
+	{ .name = "PATH", .arity = AX_POS_REQUIRED, .kind = AX_VAL_REMOTE_PATH,
+	  .help = "absolute path inside the sandbox" },
 	END_POSITIONALS,
 };
 
 static const ax_option_spec file_cat_options[] = {
-	{ "encoding", 0, AX_OPT_STRING, "ENCODING", NULL, "utf-8", false, "text encoding of the file" },
+	{ .name = "encoding", .kind = AX_VAL_ENCODING, .metavar = "ENCODING", .defval = "utf-8",
+	  .help = "text encoding of the file" },
 	END_OPTIONS,
 };
 
 static const ax_option_spec file_write_options[] = {
-	{ "content", 'c', AX_OPT_STRING, "TEXT", NULL, NULL, false, "the content (default: standard input)" },
-	{ "encoding", 0, AX_OPT_STRING, "ENCODING", NULL, "utf-8", false, "text encoding of the file" },
+	{ .name = "content", .short_name = 'c', .kind = AX_VAL_TEXT, .metavar = "TEXT",
+	  .help = "the content (default: standard input)" },
+	{ .name = "encoding", .kind = AX_VAL_ENCODING, .metavar = "ENCODING", .defval = "utf-8",
+	  .help = "text encoding of the file" },
 	END_OPTIONS,
 };
 
 static const ax_positional_spec upload_positionals[] = {
-	{ "SANDBOX_ID", AX_POS_OPTIONAL, "the sandbox; default: the current session" },
-	{ "LOCAL", AX_POS_REQUIRED, "local file or directory" },
-	{ "REMOTE", AX_POS_REQUIRED, "target path inside the sandbox" },
+	{ .name = "SANDBOX_ID", .arity = AX_POS_OPTIONAL, .kind = AX_VAL_SANDBOX_ID,
+	  .help = "the sandbox; default: the current session" },
+	{ .name = "LOCAL", .arity = AX_POS_REQUIRED, .kind = AX_VAL_LOCAL_PATH, .help = "local file or directory" },
+	{ .name = "REMOTE", .arity = AX_POS_REQUIRED, .kind = AX_VAL_REMOTE_PATH,
+	  .help = "target path inside the sandbox" },
 	END_POSITIONALS,
 };
 
 static const ax_positional_spec download_positionals[] = {
-	{ "SANDBOX_ID", AX_POS_OPTIONAL, "the sandbox; default: the current session" },
-	{ "REMOTE", AX_POS_REQUIRED, "file or directory inside the sandbox" },
-	{ "LOCAL", AX_POS_REQUIRED, "local target path" },
+	{ .name = "SANDBOX_ID", .arity = AX_POS_OPTIONAL, .kind = AX_VAL_SANDBOX_ID,
+	  .help = "the sandbox; default: the current session" },
+	{ .name = "REMOTE", .arity = AX_POS_REQUIRED, .kind = AX_VAL_REMOTE_PATH,
+	  .help = "file or directory inside the sandbox" },
+	{ .name = "LOCAL", .arity = AX_POS_REQUIRED, .kind = AX_VAL_LOCAL_PATH, .help = "local target path" },
 	END_POSITIONALS,
 };
 
 static const ax_option_spec upload_options[] = {
-	{ "recursive", 'r', AX_OPT_FLAG, NULL, NULL, NULL, false, "upload a directory tree" },
-	{ "mode", 0, AX_OPT_STRING, "MODE", NULL, "644", false, "octal mode of uploaded files" },
-	{ "directory-mode", 0, AX_OPT_STRING, "MODE", NULL, "755", false, "octal mode of created directories" },
-	{ "follow-symlinks", 0, AX_OPT_FLAG, NULL, NULL, NULL, false, "upload what local symlinks point to" },
+	{ .name = "recursive", .short_name = 'r', .kind = AX_VAL_NONE, .help = "upload a directory tree" },
+	{ .name = "mode", .kind = AX_VAL_MODE, .metavar = "MODE", .defval = "644",
+	  .help = "octal mode of uploaded files" },
+	{ .name = "directory-mode", .kind = AX_VAL_MODE, .metavar = "MODE", .defval = "755",
+	  .help = "octal mode of created directories" },
+	{ .name = "follow-symlinks", .kind = AX_VAL_NONE, .help = "upload what local symlinks point to" },
 	END_OPTIONS,
 };
 
 static const ax_option_spec download_options[] = {
-	{ "recursive", 'r', AX_OPT_FLAG, NULL, NULL, NULL, false, "download a directory tree" },
-	{ "force", 'f', AX_OPT_FLAG, NULL, NULL, NULL, false, "replace an existing local target" },
-	{ "chunk-size", 0, AX_OPT_INT, "BYTES", NULL, "1048576", false, "read size, 1024 to 16777216" },
+	{ .name = "recursive", .short_name = 'r', .kind = AX_VAL_NONE, .help = "download a directory tree" },
+	{ .name = "force", .short_name = 'f', .kind = AX_VAL_NONE, .help = "replace an existing local target" },
+	{ .name = "chunk-size", .kind = AX_VAL_INT, .metavar = "BYTES", .defval = "1048576",
+	  .help = "read size, 1024 to 16777216" },
 	END_OPTIONS,
 };
 
 static const ax_option_spec checkpoint_create_options[] = {
-	{ "name", 'n', AX_OPT_STRING, "NAME", NULL, NULL, false, "a name for the checkpoint" },
+	{ .name = "name", .short_name = 'n', .kind = AX_VAL_TEXT, .metavar = "NAME",
+	  .help = "a name for the checkpoint" },
 	END_OPTIONS,
 };
 
 static const ax_option_spec checkpoint_list_options[] = {
-	{ "all", 'a', AX_OPT_FLAG, NULL, NULL, NULL, false, "every sandbox's checkpoints" },
+	{ .name = "all", .short_name = 'a', .kind = AX_VAL_NONE, .help = "every sandbox's checkpoints" },
 	END_OPTIONS,
 };
 
 static const ax_positional_spec checkpoint_restore_positionals[] = {
-	{ "CHECKPOINT", AX_POS_OPTIONAL, "a checkpoint id, or latest (default)" },
+	{ .name = "CHECKPOINT", .arity = AX_POS_OPTIONAL, .kind = AX_VAL_CHECKPOINT,
+	  .help = "a checkpoint id, or latest (default)" },
 	END_POSITIONALS,
 };
 
 static const ax_option_spec checkpoint_restore_options[] = {
-	{ "source-sandbox", 's', AX_OPT_STRING, "SANDBOX_ID", NULL, NULL, false,
-	  "whose latest checkpoint (default: the current session)" },
-	{ "timeout", 't', AX_OPT_DURATION, "DURATION", NULL, NULL, false,
-	  "lifetime of the new sandbox (default: defaults.timeout)" },
+	{ .name = "source-sandbox", .short_name = 's', .kind = AX_VAL_SANDBOX_ID, .metavar = "SANDBOX_ID",
+	  .help = "whose latest checkpoint (default: the current session)" },
+	{ .name = "timeout", .short_name = 't', .kind = AX_VAL_DURATION, .metavar = "DURATION",
+	  .help = "lifetime of the new sandbox (default: defaults.timeout)" },
 	END_OPTIONS,
 };
 
 static const ax_positional_spec checkpoint_delete_positionals[] = {
-	{ "CHECKPOINT_ID", AX_POS_REQUIRED, "the checkpoint to delete" },
+	{ .name = "CHECKPOINT_ID", .arity = AX_POS_REQUIRED, .kind = AX_VAL_CHECKPOINT_ID,
+	  .help = "the checkpoint to delete" },
 	END_POSITIONALS,
 };
 
 static const ax_option_spec checkpoint_watch_options[] = {
-	{ "interval", 'i', AX_OPT_DURATION, "DURATION", NULL, NULL, false,
-	  "time between checkpoints (default: checkpoint.interval)" },
-	{ "count", 'c', AX_OPT_INT, "N", NULL, NULL, false, "stop after N checkpoints (default: until Ctrl-C)" },
-	{ "name-prefix", 0, AX_OPT_STRING, "PREFIX", NULL, "scheduled", false, "checkpoints are named PREFIX-1, PREFIX-2, ..." },
+	{ .name = "interval", .short_name = 'i', .kind = AX_VAL_DURATION, .metavar = "DURATION",
+	  .help = "time between checkpoints (default: checkpoint.interval)" },
+	{ .name = "count", .short_name = 'c', .kind = AX_VAL_INT, .metavar = "N",
+	  .help = "stop after N checkpoints (default: until Ctrl-C)" },
+	{ .name = "name-prefix", .kind = AX_VAL_TEXT, .metavar = "PREFIX", .defval = "scheduled",
+	  .help = "checkpoints are named PREFIX-1, PREFIX-2, ..." },
 	END_OPTIONS,
 };
 
@@ -306,7 +344,7 @@ static const char *const aio_exec_examples[] = {
 };
 
 static const ax_option_spec shell_options[] = {
-	{ "plain", 0, AX_OPT_FLAG, NULL, NULL, NULL, false, "the prompt without panes (also when TERM=dumb)" },
+	{ .name = "plain", .kind = AX_VAL_NONE, .help = "the prompt without panes (also when TERM=dumb)" },
 	END_OPTIONS,
 };
 
@@ -472,18 +510,22 @@ static const ax_command_spec commands[] = {
 static const char *const protocol_choices[] = { "http", "https", NULL };
 
 static const ax_option_spec global_options[] = {
-	{ "profile", 0, AX_OPT_STRING, "NAME", NULL, NULL, false, "use $ALLOX_HOME/NAME.toml" },
-	{ "config", 0, AX_OPT_STRING, "PATH", NULL, NULL, false, "use this configuration file (wins over --profile)" },
-	{ "domain", 0, AX_OPT_STRING, "DOMAIN", NULL, NULL, false, "lifecycle server: local, unix:/path, host:port or URL" },
-	{ "api-key", 0, AX_OPT_STRING, "KEY", NULL, NULL, false, "OpenSandbox API key" },
-	{ "protocol", 0, AX_OPT_CHOICE, "PROTOCOL", protocol_choices, NULL, false, "http or https" },
-	{ "request-timeout", 0, AX_OPT_INT, "SECONDS", NULL, NULL, false, "timeout of each server request" },
-	{ "use-server-proxy", 0, AX_OPT_FLAG, NULL, NULL, NULL, false, "ask the server for proxied endpoints" },
-	{ "no-use-server-proxy", 0, AX_OPT_FLAG, NULL, NULL, NULL, false, "use direct endpoints" },
-	{ "verbose", 'v', AX_OPT_FLAG, NULL, NULL, NULL, false, "diagnostics on stderr" },
-	{ "no-color", 0, AX_OPT_FLAG, NULL, NULL, NULL, false, "no colour (also: NO_COLOR=1)" },
-	{ "version", 0, AX_OPT_FLAG, NULL, NULL, NULL, false, "print the version and exit" },
-	{ "help", 'h', AX_OPT_FLAG, NULL, NULL, NULL, false, "show help and exit" },
+	{ .name = "profile", .kind = AX_VAL_PROFILE, .metavar = "NAME", .help = "use $ALLOX_HOME/NAME.toml" },
+	{ .name = "config", .kind = AX_VAL_LOCAL_PATH, .metavar = "PATH",
+	  .help = "use this configuration file (wins over --profile)" },
+	{ .name = "domain", .kind = AX_VAL_TEXT, .metavar = "DOMAIN",
+	  .help = "lifecycle server: local, unix:/path, host:port or URL" },
+	{ .name = "api-key", .kind = AX_VAL_TEXT, .metavar = "KEY", .help = "OpenSandbox API key" },
+	{ .name = "protocol", .kind = AX_VAL_CHOICE, .metavar = "PROTOCOL", .choices = protocol_choices,
+	  .help = "http or https" },
+	{ .name = "request-timeout", .kind = AX_VAL_INT, .metavar = "SECONDS",
+	  .help = "timeout of each server request" },
+	{ .name = "use-server-proxy", .kind = AX_VAL_NONE, .help = "ask the server for proxied endpoints" },
+	{ .name = "no-use-server-proxy", .kind = AX_VAL_NONE, .help = "use direct endpoints" },
+	{ .name = "verbose", .short_name = 'v', .kind = AX_VAL_NONE, .help = "diagnostics on stderr" },
+	{ .name = "no-color", .kind = AX_VAL_NONE, .help = "no colour (also: NO_COLOR=1)" },
+	{ .name = "version", .kind = AX_VAL_NONE, .help = "print the version and exit" },
+	{ .name = "help", .short_name = 'h', .kind = AX_VAL_NONE, .help = "show help and exit" },
 	END_OPTIONS,
 };
 

@@ -154,10 +154,10 @@ static bool complete_args(ax_shell *sh, list *l, const ax_command_spec *c, const
 		add_formats(l, c->formats);
 		return true;
 	}
-	if (o && o->type != AX_OPT_FLAG) {
+	if (o && o->kind != AX_VAL_NONE) {
 		const char *const *ch;
 
-		if (o->type == AX_OPT_CHOICE) {
+		if (o->kind == AX_VAL_CHOICE) {
 			for (ch = o->choices; *ch; ch++)
 				add(l, *ch);
 			return true;
@@ -220,7 +220,7 @@ char **ax_complete_candidates(ax_shell *sh, const char *line_before, const char 
 				if (strcmp(w.v[i], "--") == 0 ||
 				    (w.v[i][0] != '-' && (c->flags & AX_CMD_OPTIONS_FIRST)))
 					options_over = true;
-				if (o && o->type != AX_OPT_FLAG && i + 1 < w.n)
+				if (o && o->kind != AX_VAL_NONE && i + 1 < w.n)
 					i++;
 			}
 			words_only = complete_args(sh, &l, c, w.n > 1 + used ? w.v[w.n - 1] : "", options_over);

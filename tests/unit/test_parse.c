@@ -10,23 +10,23 @@
 static const char *const colors[] = { "red", "blue", NULL };
 
 static const ax_option_spec opts[] = {
-	{ "env", 'e', AX_OPT_KV, NULL, NULL, NULL, true, "env" },
-	{ "timeout", 't', AX_OPT_DURATION, "DURATION", NULL, NULL, false, "t" },
-	{ "count", 0, AX_OPT_INT, "N", NULL, NULL, false, "n" },
-	{ "color", 0, AX_OPT_CHOICE, "C", colors, NULL, false, "c" },
-	{ "force", 'f', AX_OPT_FLAG, NULL, NULL, NULL, false, "f" },
-	{ NULL, 0, AX_OPT_FLAG, NULL, NULL, NULL, false, NULL },
+	{ .name = "env", .short_name = 'e', .kind = AX_VAL_KV, .repeatable = true, .help = "env" },
+	{ .name = "timeout", .short_name = 't', .kind = AX_VAL_DURATION, .metavar = "DURATION", .help = "t" },
+	{ .name = "count", .kind = AX_VAL_INT, .metavar = "N", .help = "n" },
+	{ .name = "color", .kind = AX_VAL_CHOICE, .metavar = "C", .choices = colors, .help = "c" },
+	{ .name = "force", .short_name = 'f', .kind = AX_VAL_NONE, .help = "f" },
+	{ .name = NULL },
 };
 
 static const ax_positional_spec file_pos[] = {
-	{ "SANDBOX_ID", AX_POS_OPTIONAL, "id" },
-	{ "PATH", AX_POS_REQUIRED, "path" },
-	{ NULL, AX_POS_REQUIRED, NULL },
+	{ .name = "SANDBOX_ID", .arity = AX_POS_OPTIONAL, .kind = AX_VAL_SANDBOX_ID, .help = "id" },
+	{ .name = "PATH", .arity = AX_POS_REQUIRED, .kind = AX_VAL_REMOTE_PATH, .help = "path" },
+	{ .name = NULL },
 };
 
 static const ax_positional_spec run_pos[] = {
-	{ "COMMAND", AX_POS_VARIADIC, "cmd" },
-	{ NULL, AX_POS_REQUIRED, NULL },
+	{ .name = "COMMAND", .arity = AX_POS_VARIADIC, .kind = AX_VAL_COMMAND, .help = "cmd" },
+	{ .name = NULL },
 };
 
 static const ax_command_spec file_cmd = {
