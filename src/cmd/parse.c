@@ -266,6 +266,11 @@ static int take_format(const ax_command_spec *cmd, const char *value, ax_args *o
 		       value, allowed);
 }
 
+static int missing_format(ax_error *err)
+{
+	return ax_fail(err, AX_EXIT_USAGE, "USAGE", "option -o/--output requires a value (table, json, yaml or raw)");
+}
+
 static int assign_positionals(const ax_command_spec *cmd, json_t *given, ax_args *out, ax_error *err)
 {
 	const ax_positional_spec *p;
@@ -312,89 +317,91 @@ static int assign_positionals(const ax_command_spec *cmd, json_t *given, ax_args
 	return 0;
 }
 
+/* Where ax_args_parse is in the line. */
+typedef struct parse_state {
+	const ax_command_spec *cmd;
+	int argc;
+	char **argv;
+	int i;
+	bool options_done;
+	json_t *given;      /* positionals, in order */
+} parse_state;
+
+/* Take the token at st->i (and the values it consumes). */
+static int take_token(parse_state *st, ax_args *out, ax_error *err)
+{
+	const ax_command_spec *cmd = st->cmd;
+	const char *t = st->argv[st->i];
+	const ax_option_spec *o;
+
+	if (st->options_done || t[0] != '-' || t[1] == '\0') {
+		json_t *s = json_string(t);
+
+		if (!s)
+			return ax_fail(err, AX_EXIT_USAGE, "USAGE", "argument %d is not valid UTF-8", st->i + 1);
+		json_array_append_new(st->given, s);
+		if (cmd->flags & AX_CMD_OPTIONS_FIRST)
+			st->options_done = true;
+		return 0;
+	}
+	if (strcmp(t, "--") == 0) {
+		st->options_done = true;
+		return 0;
+	}
+	if (strcmp(t, "-h") == 0 || strcmp(t, "--help") == 0) {
+		out->help = true;
+		return 0;
+	}
+	if (t[1] == '-') {
+		const char *name = t + 2, *eq = strchr(name, '=');
+		size_t len = eq ? (size_t)(eq - name) : strlen(name);
+
+		if (cmd->formats && len == 6 && strncmp(name, "output", 6) == 0) {
+			const char *v = eq ? eq + 1 : (st->i + 1 < st->argc ? st->argv[++st->i] : NULL);
+
+			return v ? take_format(cmd, v, out, err) : missing_format(err);
+		}
+		o = find_long(cmd->options, name, len);
+		if (!o)
+			return unknown_option(cmd->options, t, cmd->formats != 0, err);
+		return take_option(o, eq ? eq + 1 : NULL, st->argc, st->argv, &st->i, out->opts, err);
+	}
+	/* Short option: -x, -xVALUE or -x VALUE. */
+	if (cmd->formats && t[1] == 'o') {
+		const char *v = t[2] ? t + 2 : (st->i + 1 < st->argc ? st->argv[++st->i] : NULL);
+
+		return v ? take_format(cmd, v, out, err) : missing_format(err);
+	}
+	o = find_short(cmd->options, t[1]);
+	if (!o)
+		return unknown_option(cmd->options, t, cmd->formats != 0, err);
+	return take_option(o, t[2] ? t + 2 : NULL, st->argc, st->argv, &st->i, out->opts, err);
+}
+
 int ax_args_parse(const ax_command_spec *cmd, int argc, char **argv, ax_args *out, ax_error *err)
 {
-	json_t *given = json_array();
-	bool options_done = false;
-	int i;
+	parse_state st = { .cmd = cmd, .argc = argc, .argv = argv, .given = json_array() };
+	ax_error later;
+	bool failed = false;
 
 	memset(out, 0, sizeof *out);
 	out->cmd = cmd;
 	out->opts = json_object();
 	out->pos = json_object();
 	out->format = cmd->default_format;
-	for (i = 0; i < argc; i++) {
-		const char *t = argv[i];
-		const ax_option_spec *o;
-
-		if (options_done || t[0] != '-' || t[1] == '\0') {
-			json_t *s = json_string(t);
-
-			if (!s) {
-				json_decref(given);
-				return ax_fail(err, AX_EXIT_USAGE, "USAGE", "argument %d is not valid UTF-8", i + 1);
-			}
-			json_array_append_new(given, s);
-			if (cmd->flags & AX_CMD_OPTIONS_FIRST)
-				options_done = true;
-			continue;
-		}
-		if (strcmp(t, "--") == 0) {
-			options_done = true;
-			continue;
-		}
-		if (strcmp(t, "-h") == 0 || strcmp(t, "--help") == 0) {
-			out->help = true;
-			continue;
-		}
-		if (t[1] == '-') {
-			const char *name = t + 2, *eq = strchr(name, '=');
-			size_t len = eq ? (size_t)(eq - name) : strlen(name);
-
-			if (cmd->formats && len == 6 && strncmp(name, "output", 6) == 0) {
-				const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
-
-				if (!v || take_format(cmd, v, out, err) < 0)
-					goto fail_value;
-				continue;
-			}
-			o = find_long(cmd->options, name, len);
-			if (!o) {
-				unknown_option(cmd->options, t, cmd->formats != 0, err);
-				goto fail;
-			}
-			if (take_option(o, eq ? eq + 1 : NULL, argc, argv, &i, out->opts, err) < 0)
-				goto fail;
-			continue;
-		}
-		/* Short option: -x, -xVALUE or -x VALUE. */
-		if (cmd->formats && t[1] == 'o') {
-			const char *v = t[2] ? t + 2 : (i + 1 < argc ? argv[++i] : NULL);
-
-			if (!v || take_format(cmd, v, out, err) < 0)
-				goto fail_value;
-			continue;
-		}
-		o = find_short(cmd->options, t[1]);
-		if (!o) {
-			unknown_option(cmd->options, t, cmd->formats != 0, err);
-			goto fail;
-		}
-		if (take_option(o, t[2] ? t + 2 : NULL, argc, argv, &i, out->opts, err) < 0)
-			goto fail;
+	/* After the first error the rest of the line is still read, into LATER,
+	 * so that an -o json after the mistake still makes the error JSON. */
+	for (st.i = 0; st.i < argc; st.i++)
+		if (take_token(&st, out, failed ? &later : err) < 0)
+			failed = true;
+	if (!failed && !out->help && assign_positionals(cmd, st.given, out, err) < 0)
+		failed = true;
+	json_decref(st.given);
+	if (failed) {
+		ax_args_free(out);
+		return -1;
 	}
-	if (!out->help && assign_positionals(cmd, given, out, err) < 0)
-		goto fail;
-	json_decref(given);
 	return 0;
-
-fail_value:
-	if (!err->message[0] || err->exit_code != AX_EXIT_USAGE)
-		ax_fail(err, AX_EXIT_USAGE, "USAGE", "option -o/--output requires a value (table, json, yaml or raw)");
-fail:
-	json_decref(given);
-	ax_args_free(out);
-	return -1;
 }
 
 void ax_args_free(ax_args *a)
