@@ -55,10 +55,9 @@ static const char *exec_error(const char *status, const json_t *exit_code, char 
 
 int ax_cmd_aio_exec(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
-	const char *uuid, **words = NULL, *t = ax_arg_string(args, "timeout");
-	const char *status, *output, *problem;
+	const char *uuid, **words = NULL, *status, *output, *problem;
 	char *id = NULL, *line = NULL, why[128];
-	long long secs = 60;
+	long long secs;
 	size_t n;
 	ax_lifecycle lc;
 	ax_http aio;
@@ -68,12 +67,8 @@ int ax_cmd_aio_exec(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *
 
 	if (ax_split_target(args, &uuid, &words, &n, err) < 0)
 		return -1;
-	if (t && ax_duration_parse(t, &secs, err) < 0)
+	if (ax_duration_parse(ax_arg_string(args, "timeout"), &secs, err) < 0)
 		goto out;
-	if (secs < 1) {
-		ax_fail(err, AX_EXIT_USAGE, "USAGE", "--timeout must be at least 1s");
-		goto out;
-	}
 	line = ax_shell_join(words, n);
 	if (!line) {
 		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");

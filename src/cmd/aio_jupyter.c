@@ -13,10 +13,6 @@
 #include "hook.h"
 #include "jupyter_show.h"
 
-/* The AIO API's bounds and default for timeout, in seconds. */
-#define TIMEOUT_MIN 1
-#define TIMEOUT_MAX 300
-#define TIMEOUT_DEFAULT 30
 /* The agent's limit on a request body, which the code travels in. */
 #define CODE_MAX ((size_t)16 << 20)
 /* Beyond the timeout, the request may take a kernel start (up to 60 s) and
@@ -92,21 +88,12 @@ static int read_code(const ax_args *args, char **code, ax_error *err)
 	return rc;
 }
 
-static int timeout_arg(const ax_args *args, long long *secs, ax_error *err)
-{
-	const char *t = ax_arg_string(args, "timeout");
-
-	*secs = TIMEOUT_DEFAULT;
-	if (t && ax_duration_parse(t, secs, err) < 0)
-		return -1;
-	if (*secs < TIMEOUT_MIN || *secs > TIMEOUT_MAX)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "--timeout must be from %ds to %ds", TIMEOUT_MIN, TIMEOUT_MAX);
-	return 0;
-}
-
 static json_t *request_body(const char *code, const ax_args *args, long long secs, ax_error *err)
 {
-	const char *session = ax_arg_string(args, "session"), *kernel = ax_arg_string(args, "kernel");
+	const char *session = ax_arg_string(args, "session");
+	/* Only when given: an existing session keeps its kernel, and python3 (the
+	 * table's default) is what the server starts for a new one anyway. */
+	const char *kernel = ax_arg_given(args, "kernel") ? ax_arg_string(args, "kernel") : NULL;
 	json_t *body = json_pack("{s:s, s:I}", "code", code, "timeout", (json_int_t)secs);
 
 	if (!body) {
@@ -172,7 +159,8 @@ int ax_cmd_aio_jupyter_run(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_
 	ax_http aio;
 	int rc = -1;
 
-	if (timeout_arg(args, &secs, err) < 0 || read_code(args, &code, err) < 0)
+	/* The table bounds it by the AIO API's limits (1s to 300s). */
+	if (ax_duration_parse(ax_arg_string(args, "timeout"), &secs, err) < 0 || read_code(args, &code, err) < 0)
 		return -1;
 	body = request_body(code, args, secs, err);
 	if (!body)

@@ -197,7 +197,7 @@ static int nap(ax_ctx *ctx, long long secs)
 
 int ax_cmd_checkpoint_watch(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
-	const char *prefix = ax_arg_string(args, "name-prefix") ?: "scheduled";
+	const char *prefix = ax_arg_string(args, "name-prefix");
 	const json_t *count_v = ax_arg_json(args, "count");
 	long long secs, count = json_is_integer(count_v) ? json_integer_value(count_v) : 0;
 	char typed[64], *id;
@@ -205,8 +205,6 @@ int ax_cmd_checkpoint_watch(ax_ctx *ctx, const ax_args *args, ax_result *res, ax
 	int rc = -1;
 
 	(void)res;
-	if (count_v && count < 1)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "--count must be at least 1");
 	if (watch_interval(ctx, args, &secs, typed, sizeof typed, err) < 0)
 		return -1;
 	id = ax_resolve_sandbox(ctx, args, err);

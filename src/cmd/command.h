@@ -50,13 +50,21 @@ typedef enum ax_value_kind {
 	AX_VAL_CONFIG_KEY,    /* a configuration key such as connection.domain */
 } ax_value_kind;
 
+/*
+ * Defaults and bounds are written as a user would type them ("60", "1s",
+ * "utf-8"): help and the man pages show them so, and the parser reads them
+ * with the option's kind, so a handler sees a default exactly as if it had
+ * been given, and a default or bound its kind rejects fails the unit tests.
+ */
 typedef struct ax_option_spec {
 	const char *name;             /* long name without "--" */
 	char short_name;              /* 0 if none */
 	ax_value_kind kind;
 	const char *metavar;          /* "SECONDS", "KEY=VALUE", ... */
 	const char *const *choices;   /* AX_VAL_CHOICE: NULL-terminated */
-	const char *defval;           /* shown in help only */
+	const char *defval;           /* the value when not given; NULL: none */
+	const char *min, *max;        /* AX_VAL_INT and AX_VAL_DURATION bounds; NULL: none */
+	bool required;                /* must be given, and not empty */
 	bool repeatable;              /* values collect into an array */
 	const char *help;
 } ax_option_spec;
@@ -74,6 +82,12 @@ typedef struct ax_positional_spec {
 	const char *help;
 } ax_positional_spec;
 
+/* VALUE checked and typed by option O's kind and bounds: a new reference, or
+ * NULL with a usage error naming the option. */
+json_t *ax_value_parse(const ax_option_spec *o, const char *value, ax_error *err);
+/* An octal permission as file modes are written (644, 0755, 0o600), as execd
+ * wants it: the digits read as a decimal number (0o644 -> 644). 0 or -1. */
+int ax_mode_parse(const char *text, int *mode);
 /* The kind's name in `__commands` ("sandbox-id", "local-path", ...). */
 const char *ax_value_kind_name(ax_value_kind kind);
 /* How a value of KIND is stored and shown as an argument: "flag", "string",
@@ -138,6 +152,7 @@ typedef struct ax_args {
 	const ax_command_spec *cmd;
 	json_t *opts;        /* option name -> value (string, integer, true, [k, v], or array if repeatable) */
 	json_t *pos;         /* positional name -> string (array of strings for variadic) */
+	json_t *defaults;    /* option name -> its table default, typed, for options not given */
 	ax_format format;    /* chosen with -o or the command's default */
 	bool help;
 } ax_args;
@@ -172,10 +187,13 @@ typedef struct ax_result {
 	char *text;
 } ax_result;
 
-/* Option and positional access for handlers. */
+/* Option and positional access for handlers: what was given, else the
+ * option's default, else NULL. */
 const char *ax_arg_string(const ax_args *a, const char *name);
 bool ax_arg_flag(const ax_args *a, const char *name);
 const json_t *ax_arg_json(const ax_args *a, const char *name);
+/* Whether NAME was on the command line (not just defaulted). */
+bool ax_arg_given(const ax_args *a, const char *name);
 
 /* Parse ARGV (after the global options) for CMD. Returns 0 or -1 with a
  * usage error naming the problem (and a suggestion for near misses). */

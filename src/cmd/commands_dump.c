@@ -24,13 +24,14 @@ static json_t *options_json(const ax_option_spec *o)
 			for (c = o->choices; *c; c++)
 				json_array_append_new(choices, json_string(*c));
 		}
-		json_array_append_new(list, json_pack("{s:s, s:o, s:s, s:o, s:o, s:o, s:b, s:s, s:o}", "long", o->name,
-						      "short", string_or_null(o->short_name ? shortname : NULL), "kind",
+		json_array_append_new(list, json_pack("{s:s, s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:s, s:o}",
+						      "long", o->name, "short",
+						      string_or_null(o->short_name ? shortname : NULL), "kind",
 						      ax_value_kind_type(o->kind), "metavar", string_or_null(o->metavar),
-						      "choices", choices, "default", string_or_null(o->defval),
-						      "repeatable", o->repeatable, "values",
-						      ax_value_kind_name(o->kind), "help",
-						      string_or_null(o->help)));
+						      "choices", choices, "default", string_or_null(o->defval), "min",
+						      string_or_null(o->min), "max", string_or_null(o->max), "required",
+						      o->required, "repeatable", o->repeatable, "values",
+						      ax_value_kind_name(o->kind), "help", string_or_null(o->help)));
 	}
 	return list;
 }

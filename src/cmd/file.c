@@ -50,8 +50,6 @@ int ax_cmd_file_cat(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *
 	char *id;
 	int rc = -1;
 
-	if (ax_file_check_encoding(args, err) < 0)
-		return -1;
 	id = ax_resolve_sandbox(ctx, args, err);
 	if (!id)
 		return -1;
@@ -199,8 +197,6 @@ int ax_cmd_file_write(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error
 	char *id;
 
 	memset(&c, 0, sizeof c);
-	if (ax_file_check_encoding(args, err) < 0)
-		return -1;
 	if (!content && isatty(STDIN_FILENO))
 		return ax_fail(err, AX_EXIT_FAILURE, "USAGE", "Provide --content or pipe content via stdin.");
 	id = ax_resolve_sandbox(ctx, args, err);

@@ -1,6 +1,5 @@
 #include "file_common.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -57,59 +56,12 @@ void ax_file_error_rename(ax_error *err, const char *from, const char *to)
 	snprintf(at, sizeof err->message - (size_t)(at - err->message), "%s%s", to, tail);
 }
 
-int ax_file_check_encoding(const ax_args *args, ax_error *err)
+int ax_file_mode_option(const ax_args *args, const char *name)
 {
-	const char *e = ax_arg_string(args, "encoding");
+	int mode = 0;
 
-	if (!e || strcasecmp(e, "utf-8") == 0 || strcasecmp(e, "utf8") == 0)
-		return 0;
-	return ax_fail(err, AX_EXIT_USAGE, "USAGE", "Invalid value for '--encoding': unsupported encoding '%s' (only utf-8)",
-		       e);
-}
-
-/* Spec §4: lower-case, drop "0o" and leading zeros, then at most 4 octal
- * digits. execd wants those digits read as a decimal number (0o644 -> 644). */
-static int parse_mode(const char *text, int *mode)
-{
-	char buf[32];
-	const char *s;
-	size_t i, n;
-
-	while (isspace((unsigned char)*text))
-		text++;
-	n = strlen(text);
-	while (n && isspace((unsigned char)text[n - 1]))
-		n--;
-	if (n >= sizeof buf)
-		return -1;
-	for (i = 0; i < n; i++)
-		buf[i] = (char)tolower((unsigned char)text[i]);
-	buf[n] = '\0';
-	s = buf;
-	if (s[0] == '0' && s[1] == 'o')
-		s += 2;
-	while (*s == '0')
-		s++;
-	if (!*s)
-		s = "0";
-	if (strlen(s) > 4)
-		return -1;
-	for (i = 0; s[i]; i++)
-		if (s[i] < '0' || s[i] > '7')
-			return -1;
-	*mode = atoi(s);
-	return 0;
-}
-
-int ax_file_mode_option(const ax_args *args, const char *name, int defval, int *mode, ax_error *err)
-{
-	const char *v = ax_arg_string(args, name);
-
-	*mode = defval;
-	if (v && parse_mode(v, mode) < 0)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE",
-			       "Invalid value for '--%s': must be an octal permission such as 644, 0755, or 0o600", name);
-	return 0;
+	ax_mode_parse(ax_arg_string(args, name), &mode);
+	return mode;
 }
 
 int ax_file_interrupted(const ax_file_conn *c)

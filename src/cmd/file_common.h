@@ -30,12 +30,9 @@ int ax_file_explain(ax_file_conn *c, const char *id, int rc, ax_error *err);
  * never sees, so "Cannot write DIR/.NAME.X.part" reads "Cannot write NAME"). */
 void ax_file_error_rename(ax_error *err, const char *from, const char *to);
 
-/* --encoding: only utf-8 exists here (bytes are passed through untouched). */
-int ax_file_check_encoding(const ax_args *args, ax_error *err);
-
-/* --mode/--directory-mode (spec §4): "644", "0644", "0o644" -> 644; a usage
- * error for anything that is not up to four octal digits. DEFVAL when unset. */
-int ax_file_mode_option(const ax_args *args, const char *name, int defval, int *mode, ax_error *err);
+/* --mode/--directory-mode (spec §4), given or the table's default, which
+ * the parser checked: "644", "0644", "0o644" -> 644. */
+int ax_file_mode_option(const ax_args *args, const char *name);
 
 /* Ctrl-C and SIGTERM go through the context (ctx->catch_interrupts): the
  * connection keeps a pointer to the flag so deep loops can see it. */

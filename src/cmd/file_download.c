@@ -17,9 +17,6 @@
 #include "file_common.h"
 #include "file_tree.h"
 
-#define CHUNK_MIN 1024LL
-#define CHUNK_MAX 16777216LL
-#define CHUNK_DEFAULT 1048576LL /* spec default 65536; a bigger read is cheaper per byte */
 
 static int oom(ax_error *err)
 {
@@ -167,18 +164,6 @@ static int download_one(ax_file_conn *c, ax_file_xfer *t, const char *remote, co
 	return rc;
 }
 
-static long long chunk_size(const ax_args *args, ax_error *err)
-{
-	const json_t *v = ax_arg_json(args, "chunk-size");
-	long long n = v ? (long long)json_integer_value(v) : CHUNK_DEFAULT;
-
-	if (n < CHUNK_MIN || n > CHUNK_MAX)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE",
-			       "Invalid value for '--chunk-size': %lld is not in the range %lld<=x<=%lld.", n, CHUNK_MIN,
-			       CHUNK_MAX);
-	return n;
-}
-
 int ax_cmd_file_download(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	const char *remote = ax_arg_string(args, "REMOTE");
@@ -188,12 +173,10 @@ int ax_cmd_file_download(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_er
 	ax_file_conn c;
 	ax_file_xfer t;
 	char resolved[PATH_MAX], *id = NULL;
-	long long chunk = chunk_size(args, err);
+	long long chunk = (long long)json_integer_value(ax_arg_json(args, "chunk-size"));
 	int rc = -1;
 
 	memset(&c, 0, sizeof c);
-	if (chunk < 0)
-		return -1;
 	if (check_local(&tg, recursive, ax_arg_flag(args, "force"), err) < 0 || split_target(&tg, err) < 0)
 		goto out;
 	id = ax_resolve_sandbox(ctx, args, err);

@@ -227,12 +227,9 @@ int ax_cmd_file_upload(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_erro
 	ax_file_xfer t;
 	char *local = NULL, *id = NULL, *root = NULL, resolved[PATH_MAX];
 	unsigned long long sent = 0;
-	int mode, dmode, rc = -1;
+	int mode = ax_file_mode_option(args, "mode"), dmode = ax_file_mode_option(args, "directory-mode"), rc = -1;
 
 	memset(&c, 0, sizeof c);
-	if (ax_file_mode_option(args, "mode", 644, &mode, err) < 0 ||
-	    ax_file_mode_option(args, "directory-mode", 755, &dmode, err) < 0)
-		return -1;
 	local = trim_slashes(ax_arg_string(args, "LOCAL"));
 	if (!local)
 		return oom(err);

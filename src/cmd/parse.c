@@ -1,11 +1,9 @@
 /* argv -> ax_globals / ax_args, driven by the command table. */
 #include "command.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "duration.h"
 
 #define MAX_CANDIDATES 64
 
@@ -125,61 +123,6 @@ static int unknown_option(const ax_option_spec *opts, const char *token, bool ha
 	return ax_fail(err, AX_EXIT_USAGE, "USAGE", "unknown option '%s'", word);
 }
 
-static void choices_text(const char *const *choices, char *buf, size_t size)
-{
-	size_t off = 0;
-
-	buf[0] = '\0';
-	for (; *choices && off < size; choices++)
-		off += (size_t)snprintf(buf + off, size - off, "%s%s", off ? ", " : "", *choices);
-}
-
-/* Check VALUE for option O and turn it into JSON. */
-static json_t *option_value(const ax_option_spec *o, const char *value, ax_error *err)
-{
-	char buf[256];
-	long long secs;
-	const char *const *c;
-
-	switch (o->kind) {
-	case AX_VAL_INT:
-	case AX_VAL_PIDS: {
-		char *end;
-		long long n;
-
-		errno = 0;
-		n = strtoll(value, &end, 10);
-		if (errno || end == value || *end) {
-			ax_fail(err, AX_EXIT_USAGE, "USAGE", "invalid value '%s' for --%s: expected an integer",
-				value, o->name);
-			return NULL;
-		}
-		return json_integer(n);
-	}
-	case AX_VAL_DURATION:
-		if (ax_duration_parse(value, &secs, err) < 0)
-			return NULL;
-		return json_string(value);
-	case AX_VAL_CHOICE:
-		for (c = o->choices; *c; c++)
-			if (strcmp(*c, value) == 0)
-				return json_string(value);
-		choices_text(o->choices, buf, sizeof buf);
-		ax_fail(err, AX_EXIT_USAGE, "USAGE", "invalid value '%s' for --%s: choose from %s",
-			value, o->name, buf);
-		return NULL;
-	default:
-		break;
-	}
-	{
-		json_t *s = json_string(value);
-
-		if (!s)
-			ax_fail(err, AX_EXIT_USAGE, "USAGE", "invalid value for --%s: not valid UTF-8", o->name);
-		return s;
-	}
-}
-
 static void store(json_t *opts, const ax_option_spec *o, json_t *v)
 {
 	if (o->repeatable) {
@@ -240,7 +183,7 @@ static int take_option(const ax_option_spec *o, const char *inline_val, int argc
 		store(opts, o, json_pack("[oo]", k, val));
 		return 0;
 	}
-	v = option_value(o, value, err);
+	v = ax_value_parse(o, value, err);
 	if (!v)
 		return -1;
 	store(opts, o, v);
@@ -378,6 +321,39 @@ static int take_token(parse_state *st, ax_args *out, ax_error *err)
 	return take_option(o, t[2] ? t + 2 : NULL, st->argc, st->argv, &st->i, out->opts, err);
 }
 
+/* Options the table marks required: given, and not as "". */
+static int check_required(const ax_command_spec *cmd, const ax_args *a, ax_error *err)
+{
+	const ax_option_spec *o;
+
+	for (o = cmd->options; o && o->name; o++) {
+		const json_t *v = json_object_get(a->opts, o->name);
+
+		if (o->required && (!v || (json_is_string(v) && !json_string_length(v))))
+			return ax_fail(err, AX_EXIT_USAGE, "USAGE", "missing option --%s %s", o->name,
+				       o->metavar ? o->metavar : "VALUE");
+	}
+	return 0;
+}
+
+/* The table's defaults of the options not given, typed as given ones are. */
+static int fill_defaults(const ax_command_spec *cmd, ax_args *a, ax_error *err)
+{
+	const ax_option_spec *o;
+
+	for (o = cmd->options; o && o->name; o++) {
+		json_t *v;
+
+		if (!o->defval || json_object_get(a->opts, o->name))
+			continue;
+		v = ax_value_parse(o, o->defval, err);
+		if (!v)
+			return -1;
+		json_object_set_new(a->defaults, o->name, v);
+	}
+	return 0;
+}
+
 int ax_args_parse(const ax_command_spec *cmd, int argc, char **argv, ax_args *out, ax_error *err)
 {
 	parse_state st = { .cmd = cmd, .argc = argc, .argv = argv, .given = json_array() };
@@ -388,13 +364,17 @@ int ax_args_parse(const ax_command_spec *cmd, int argc, char **argv, ax_args *ou
 	out->cmd = cmd;
 	out->opts = json_object();
 	out->pos = json_object();
+	out->defaults = json_object();
 	out->format = cmd->default_format;
 	/* After the first error the rest of the line is still read, into LATER,
 	 * so that an -o json after the mistake still makes the error JSON. */
 	for (st.i = 0; st.i < argc; st.i++)
 		if (take_token(&st, out, failed ? &later : err) < 0)
 			failed = true;
-	if (!failed && !out->help && assign_positionals(cmd, st.given, out, err) < 0)
+	if (!failed && !out->help &&
+	    (assign_positionals(cmd, st.given, out, err) < 0 || check_required(cmd, out, err) < 0))
+		failed = true;
+	if (!failed && fill_defaults(cmd, out, err) < 0)
 		failed = true;
 	json_decref(st.given);
 	if (failed) {
@@ -408,14 +388,22 @@ void ax_args_free(ax_args *a)
 {
 	json_decref(a->opts);
 	json_decref(a->pos);
-	a->opts = a->pos = NULL;
+	json_decref(a->defaults);
+	a->opts = a->pos = a->defaults = NULL;
+}
+
+bool ax_arg_given(const ax_args *a, const char *name)
+{
+	return json_object_get(a->opts, name) || json_object_get(a->pos, name);
 }
 
 const json_t *ax_arg_json(const ax_args *a, const char *name)
 {
 	const json_t *v = json_object_get(a->opts, name);
 
-	return v ? v : json_object_get(a->pos, name);
+	if (!v)
+		v = json_object_get(a->pos, name);
+	return v ? v : json_object_get(a->defaults, name);
 }
 
 const char *ax_arg_string(const ax_args *a, const char *name)

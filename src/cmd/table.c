@@ -83,7 +83,7 @@ static const ax_option_spec sandbox_create_options[] = {
 };
 
 static const ax_option_spec sandbox_renew_options[] = {
-	{ .name = "timeout", .short_name = 't', .kind = AX_VAL_DURATION, .metavar = "DURATION",
+	{ .name = "timeout", .short_name = 't', .kind = AX_VAL_DURATION, .metavar = "DURATION", .required = true,
 	  .help = "new lifetime from now (required)" },
 	END_OPTIONS,
 };
@@ -114,7 +114,7 @@ static const ax_option_spec aio_exec_options[] = {
 	{ .name = "workdir", .short_name = 'w', .kind = AX_VAL_REMOTE_PATH, .metavar = "DIR",
 	  .help = "working directory (default /home/gem)" },
 	{ .name = "timeout", .short_name = 't', .kind = AX_VAL_DURATION, .metavar = "DURATION", .defval = "60",
-	  .help = "end the command after this long (exit 124)" },
+	  .min = "1s", .help = "end the command after this long (exit 124)" },
 	END_OPTIONS,
 };
 
@@ -126,7 +126,7 @@ static const ax_option_spec aio_jupyter_run_options[] = {
 	  .help = "the session to run in, one kernel each (default: the sandbox's shared session)" },
 	{ .name = "kernel", .kind = AX_VAL_TEXT, .metavar = "NAME", .defval = "python3",
 	  .help = "kernelspec of a new session (GET /v1/jupyter/info lists them)" },
-	{ .name = "timeout", .kind = AX_VAL_DURATION, .metavar = "DURATION", .defval = "30",
+	{ .name = "timeout", .kind = AX_VAL_DURATION, .metavar = "DURATION", .defval = "30", .min = "1s", .max = "300s",
 	  .help = "interrupt the code after this long, 1s to 300s (status timeout)" },
 	{ .name = "save-images", .kind = AX_VAL_LOCAL_DIR, .metavar = "DIR",
 	  .help = "write image/png outputs to DIR/output_<count>_<index>.png" },
@@ -144,11 +144,11 @@ static const char *const aio_jupyter_run_examples[] = {
 static const char *const screenshot_formats[] = { "png", "jpeg", NULL };
 
 static const ax_option_spec aio_screenshot_options[] = {
-	{ .name = "file", .short_name = 'f', .kind = AX_VAL_LOCAL_PATH, .metavar = "FILE",
+	{ .name = "file", .short_name = 'f', .kind = AX_VAL_LOCAL_PATH, .metavar = "FILE", .required = true,
 	  .help = "where to save the image (required); replaced atomically, untouched on failure" },
 	{ .name = "format", .kind = AX_VAL_CHOICE, .metavar = "FORMAT", .choices = screenshot_formats, .defval = "png",
 	  .help = "image format: png or jpeg" },
-	{ .name = "quality", .kind = AX_VAL_INT, .metavar = "N",
+	{ .name = "quality", .kind = AX_VAL_INT, .metavar = "N", .min = "0", .max = "100",
 	  .help = "JPEG quality, 0 to 100 (default: Chromium's)" },
 	END_OPTIONS,
 };
@@ -191,7 +191,7 @@ static const ax_option_spec aio_mcp_call_options[] = {
 	{ .name = "save-images", .kind = AX_VAL_LOCAL_DIR, .metavar = "DIR",
 	  .help = "write image and audio content to DIR/<tool>_<n>.<ext>" },
 	{ .name = "timeout", .short_name = 't', .kind = AX_VAL_DURATION, .metavar = "DURATION", .defval = "300",
-	  .help = "how long the call may take" },
+	  .min = "1s", .help = "how long the call may take" },
 	END_OPTIONS,
 };
 
@@ -266,8 +266,9 @@ static const ax_option_spec upload_options[] = {
 static const ax_option_spec download_options[] = {
 	{ .name = "recursive", .short_name = 'r', .kind = AX_VAL_NONE, .help = "download a directory tree" },
 	{ .name = "force", .short_name = 'f', .kind = AX_VAL_NONE, .help = "replace an existing local target" },
-	{ .name = "chunk-size", .kind = AX_VAL_INT, .metavar = "BYTES", .defval = "1048576",
-	  .help = "read size, 1024 to 16777216" },
+	/* The spec's default is 65536; a bigger read is cheaper per byte. */
+	{ .name = "chunk-size", .kind = AX_VAL_INT, .metavar = "BYTES", .defval = "1048576", .min = "1024",
+	  .max = "16777216", .help = "read size, 1024 to 16777216" },
 	END_OPTIONS,
 };
 
@@ -305,7 +306,7 @@ static const ax_positional_spec checkpoint_delete_positionals[] = {
 static const ax_option_spec checkpoint_watch_options[] = {
 	{ .name = "interval", .short_name = 'i', .kind = AX_VAL_DURATION, .metavar = "DURATION",
 	  .help = "time between checkpoints (default: checkpoint.interval)" },
-	{ .name = "count", .short_name = 'c', .kind = AX_VAL_INT, .metavar = "N",
+	{ .name = "count", .short_name = 'c', .kind = AX_VAL_INT, .metavar = "N", .min = "1",
 	  .help = "stop after N checkpoints (default: until Ctrl-C)" },
 	{ .name = "name-prefix", .kind = AX_VAL_TEXT, .metavar = "PREFIX", .defval = "scheduled",
 	  .help = "checkpoints are named PREFIX-1, PREFIX-2, ..." },
