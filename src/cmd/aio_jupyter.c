@@ -12,6 +12,7 @@
 #include "fs.h"
 #include "hook.h"
 #include "jupyter_show.h"
+#include "target.h"
 
 /* The agent's limit on a request body, which the code travels in. */
 #define CODE_MAX ((size_t)16 << 20)
@@ -59,6 +60,26 @@ static int read_stdin(char **code, ax_error *err)
 	return 0;
 }
 
+static int no_such_file(const char *file, ax_error *err)
+{
+	return ax_fail(err, AX_EXIT_FAILURE, "NOT_FOUND", "%s: No such file or directory", file);
+}
+
+/* The code comes from -c or -f, not both, and a named file exists: checked
+ * before the sandbox is connected. */
+int ax_check_aio_jupyter_run(const ax_ctx *ctx, const ax_args *args, ax_error *err)
+{
+	const char *inline_code = ax_arg_string(args, "code"), *file = ax_arg_string(args, "file");
+
+	if (inline_code && file)
+		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "give the code with -c or -f, not both");
+	if (!inline_code && !file)
+		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "missing code: give -c CODE, -f FILE or -f - (standard input)");
+	if (file && strcmp(file, "-") != 0 && access(file, F_OK) < 0 && errno == ENOENT)
+		return no_such_file(file, err);
+	return 0;
+}
+
 /* The code from -c, -f FILE or -f - (standard input); malloc'd. */
 static int read_code(const ax_args *args, char **code, ax_error *err)
 {
@@ -67,10 +88,6 @@ static int read_code(const ax_args *args, char **code, ax_error *err)
 	int rc;
 
 	*code = NULL;
-	if (inline_code && file)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "give the code with -c or -f, not both");
-	if (!inline_code && !file)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "missing code: give -c CODE, -f FILE or -f - (standard input)");
 	if (inline_code) {
 		*code = strdup(inline_code);
 		return *code ? 0 : ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
@@ -79,7 +96,7 @@ static int read_code(const ax_args *args, char **code, ax_error *err)
 		return read_stdin(code, err);
 	rc = ax_read_file(file, code, &len, err);
 	if (rc > 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "NOT_FOUND", "%s: No such file or directory", file);
+		return no_such_file(file, err);
 	if (rc == 0 && len > CODE_MAX) {
 		free(*code);
 		*code = NULL;
@@ -152,11 +169,10 @@ out:
 
 int ax_cmd_aio_jupyter_run(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
-	char *code = NULL, *id = NULL;
+	const char *id = ctx->target->sandbox_id;
+	char *code = NULL;
 	json_t *body = NULL, *data = NULL;
 	long long secs;
-	ax_lifecycle lc;
-	ax_http aio;
 	int rc = -1;
 
 	/* The table bounds it by the AIO API's limits (1s to 300s). */
@@ -165,11 +181,9 @@ int ax_cmd_aio_jupyter_run(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_
 	body = request_body(code, args, secs, err);
 	if (!body)
 		goto out;
-	if (ax_open_aio(ctx, NULL, args, (long)secs + REQUEST_MARGIN_S, &id, &lc, &aio, err) < 0)
-		goto out;
-	rc = ax_aio_call(&aio, "/v1/jupyter/execute", body, "Jupyter execution returned no data", &data, err);
-	ax_http_free(&aio);
-	ax_lc_close(&lc);
+	ctx->target->runtime.timeout_s = (long)secs + REQUEST_MARGIN_S;
+	rc = ax_aio_call(&ctx->target->runtime, "/v1/jupyter/execute", body, "Jupyter execution returned no data", &data,
+			 err);
 	if (rc < 0)
 		goto out;
 	rc = report(ctx, args, data, res, err);
@@ -179,6 +193,5 @@ out:
 	json_decref(body);
 	json_decref(data);
 	free(code);
-	free(id);
 	return rc;
 }

@@ -9,37 +9,33 @@
 #include "duration.h"
 #include "mcp_client.h"
 #include "mcp_show.h"
+#include "target.h"
 
 /* Beyond the tool's time: starting its server. */
 #define CALL_MARGIN_S 60
 #define DESCRIPTION_MAX 120
 
+/* An MCP client on the target's AIO runtime. */
 struct mcp_conn {
-	char *id;
-	ax_lifecycle lc;
-	ax_http aio;
+	const char *id;
 	ax_mcp mcp;
 	bool open;
 };
 
-static int conn_open(ax_ctx *ctx, const ax_args *args, long timeout_s, struct mcp_conn *c, ax_error *err)
+/* Requests may take TIMEOUT_S each. */
+static void conn_open(ax_ctx *ctx, long timeout_s, struct mcp_conn *c)
 {
 	memset(c, 0, sizeof *c);
-	if (ax_open_aio(ctx, NULL, args, timeout_s, &c->id, &c->lc, &c->aio, err) < 0)
-		return -1;
-	ax_mcp_init(&c->mcp, &c->aio);
+	c->id = ctx->target->sandbox_id;
+	ctx->target->runtime.timeout_s = timeout_s;
+	ax_mcp_init(&c->mcp, &ctx->target->runtime);
 	c->open = true;
-	return 0;
 }
 
 static void conn_close(struct mcp_conn *c)
 {
-	if (c->open) {
+	if (c->open)
 		ax_mcp_free(&c->mcp);
-		ax_http_free(&c->aio);
-		ax_lc_close(&c->lc);
-	}
-	free(c->id);
 }
 
 static long request_timeout(const ax_ctx *ctx)
@@ -68,8 +64,7 @@ int ax_cmd_aio_mcp_servers(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_
 	size_t i;
 	int rc = -1;
 
-	if (conn_open(ctx, args, request_timeout(ctx), &c, err) < 0)
-		goto out;
+	conn_open(ctx, request_timeout(ctx), &c);
 	if (ax_mcp_servers(&c.mcp, &names, err) < 0)
 		goto out;
 	res->kind = AX_RESULT_DATA;
@@ -136,8 +131,7 @@ int ax_cmd_aio_mcp_tools(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_er
 	size_t i;
 	int rc = -1;
 
-	if (conn_open(ctx, args, request_timeout(ctx) + CALL_MARGIN_S, &c, err) < 0)
-		goto out;
+	conn_open(ctx, request_timeout(ctx) + CALL_MARGIN_S, &c);
 	if (ax_mcp_tools(&c.mcp, server, &tools, err) < 0)
 		goto out;
 	res->kind = AX_RESULT_DATA;
@@ -196,8 +190,7 @@ int ax_cmd_aio_mcp_call(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_err
 		goto out;
 	if (ax_duration_parse(ax_arg_string(args, "timeout"), &secs, err) < 0)
 		goto out;
-	if (conn_open(ctx, args, (long)secs + CALL_MARGIN_S, &c, err) < 0)
-		goto out;
+	conn_open(ctx, (long)secs + CALL_MARGIN_S, &c);
 	/* Only a given limit goes to the bridge (?timeout=); otherwise it keeps
 	 * its own, which a remote AIO server may set differently from ours. */
 	if (ax_arg_given(args, "timeout"))

@@ -4,7 +4,8 @@
  * help, the interactive shell, man-page checks and completion all read it.
  *
  * Adding a verb: write a handler in src/cmd/<group>.c, declare it below, add
- * a row to src/cmd/table.c.
+ * a row to src/cmd/table.c saying what it needs (its target); the handler
+ * gets its arguments checked and defaulted and its target open.
  */
 #ifndef ALLOX_COMMAND_H
 #define ALLOX_COMMAND_H
@@ -101,13 +102,36 @@ enum {
 	AX_CMD_NO_CONFIG = 1 << 1,
 };
 
+/*
+ * What a command acts on. The dispatcher (run_command in src/cli/main.c)
+ * resolves and opens it after the arguments are checked and before the
+ * handler runs, as git's RUN_SETUP finds the repository and tmux's .target
+ * the session: the handler finds it ready in ctx->target (src/cmd/target.h),
+ * and the dispatcher closes it, and explains a runtime call that failed by
+ * the sandbox's state.
+ */
+typedef enum ax_target_kind {
+	AX_TARGET_NONE,
+	AX_TARGET_SERVER,   /* the lifecycle API (the local engine is started if need be) */
+	AX_TARGET_SANDBOX,  /* one sandbox on it: SANDBOX_ID, else a UUID leading COMMAND, else the session */
+	AX_TARGET_EXECD,    /* ... and a connection to that sandbox's execd */
+	AX_TARGET_AIO,      /* ... and a connection to its AIO runtime */
+} ax_target_kind;
+
 struct ax_ctx;
 struct ax_args;
 struct ax_result;
+struct ax_target;
 
 /* Returns an exit status (>= 0) or -1 with ERR filled. */
 typedef int (*ax_handler)(struct ax_ctx *ctx, const struct ax_args *args,
 			  struct ax_result *res, ax_error *err);
+
+/* Checks of a command line the table cannot express (one option excludes
+ * another, a local file must exist), run before the target is opened, so a
+ * command that cannot run neither starts an engine nor asks a server.
+ * Returns 0, or -1 with ERR filled. */
+typedef int (*ax_check)(const struct ax_ctx *ctx, const struct ax_args *args, ax_error *err);
 
 typedef struct ax_command_spec {
 	const char *group;       /* "sandbox"; words of a verb after the group go in name */
@@ -119,6 +143,9 @@ typedef struct ax_command_spec {
 	unsigned formats;        /* ax_format mask; 0: plain text, no -o */
 	ax_format default_format;
 	unsigned flags;
+	ax_target_kind target;
+	const char *target_all;  /* a flag that makes the target every sandbox: no sandbox is resolved */
+	ax_check check;          /* may be NULL */
 	ax_handler handler;
 	const char *const *examples; /* NULL-terminated; may be NULL */
 } ax_command_spec;
@@ -172,6 +199,7 @@ typedef struct ax_ctx {
 	 * Other commands are simply ended by the signal. */
 	volatile sig_atomic_t *interrupted;
 	void (*catch_interrupts)(void);
+	struct ax_target *target;  /* the command's target, opened; NULL for AX_TARGET_NONE */
 } ax_ctx;
 
 typedef enum ax_result_kind {
@@ -208,6 +236,11 @@ const ax_command_spec *ax_command_find(const char *group, int argc, char **argv,
 
 /* The closest of CANDIDATES to WORD if it is a near miss, else NULL. */
 const char *ax_suggest(const char *word, const char *const *candidates, size_t n);
+
+/* Run ARGS->cmd as its row says: its checks, then its target opened (see
+ * ax_target_kind), then its handler; the target is closed after. An exit
+ * status, or -1 with ERR. */
+int ax_dispatch(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err);
 
 /* Help text. */
 void ax_help_root(FILE *f, const char *prog);
@@ -252,5 +285,13 @@ int ax_cmd_session_current(struct ax_ctx *, const struct ax_args *, struct ax_re
 int ax_cmd_session_use(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
 int ax_cmd_session_clear(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
 int ax_cmd_shell(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
+
+/* Checks before the target. */
+int ax_check_aio_jupyter_run(const struct ax_ctx *, const struct ax_args *, ax_error *);
+int ax_check_aio_screenshot(const struct ax_ctx *, const struct ax_args *, ax_error *);
+int ax_check_file_write(const struct ax_ctx *, const struct ax_args *, ax_error *);
+int ax_check_file_upload(const struct ax_ctx *, const struct ax_args *, ax_error *);
+int ax_check_file_download(const struct ax_ctx *, const struct ax_args *, ax_error *);
+int ax_check_checkpoint_watch(const struct ax_ctx *, const struct ax_args *, ax_error *);
 
 #endif

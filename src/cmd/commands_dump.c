@@ -60,6 +60,16 @@ static json_t *formats_json(unsigned mask)
 	return list;
 }
 
+static const char *target_name(ax_target_kind t)
+{
+	static const char *const names[] = {
+		[AX_TARGET_NONE] = "none", [AX_TARGET_SERVER] = "server", [AX_TARGET_SANDBOX] = "sandbox",
+		[AX_TARGET_EXECD] = "execd", [AX_TARGET_AIO] = "aio",
+	};
+
+	return names[t];
+}
+
 static json_t *verb_json(const ax_command_spec *c)
 {
 	json_t *examples = json_array();
@@ -68,11 +78,13 @@ static json_t *verb_json(const ax_command_spec *c)
 
 	for (e = c->examples; e && *e; e++)
 		json_array_append_new(examples, json_string(*e));
-	v = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:b, s:o, s:o, s:o}", "group", c->group, "name", c->name,
-		      "summary", c->summary, "description", string_or_null(c->description), "formats", formats_json(c->formats), "default_format",
-			      c->formats ? json_string(ax_format_name(c->default_format)) : json_null(),
-			      "options_first", (c->flags & AX_CMD_OPTIONS_FIRST) != 0, "positionals",
-			      positionals_json(c->positionals), "options", options_json(c->options), "examples", examples);
+	v = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:b, s:s, s:o, s:o, s:o, s:o}", "group", c->group, "name",
+		      c->name, "summary", c->summary, "description", string_or_null(c->description), "formats",
+		      formats_json(c->formats), "default_format",
+		      c->formats ? json_string(ax_format_name(c->default_format)) : json_null(), "options_first",
+		      (c->flags & AX_CMD_OPTIONS_FIRST) != 0, "target", target_name(c->target), "target_all",
+		      string_or_null(c->target_all), "positionals", positionals_json(c->positionals), "options",
+		      options_json(c->options), "examples", examples);
 	return v;
 }
 

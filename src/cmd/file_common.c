@@ -11,38 +11,13 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "runtime.h"
+#include "target.h"
 
-int ax_file_connect(ax_ctx *ctx, const char *id, ax_file_conn *c, ax_error *err)
+void ax_file_conn_init(ax_file_conn *c, ax_ctx *ctx)
 {
-	memset(c, 0, sizeof *c);
+	c->execd = &ctx->target->runtime;
+	c->timeout_s = ctx->target->runtime.timeout_s;
 	c->interrupted = ctx->interrupted;
-	c->timeout_s = (long)ax_config_int(ctx->config, "request_timeout");
-	if (c->timeout_s <= 0)
-		c->timeout_s = 30;
-	if (ax_open_lifecycle(ctx, &c->lc, err) < 0)
-		return -1;
-	c->lc_open = true;
-	if (ax_runtime_connect(&c->lc, id, AX_EXECD_PORT, c->timeout_s, &c->execd, err) < 0)
-		return -1;
-	c->execd_open = true;
-	return 0;
-}
-
-void ax_file_disconnect(ax_file_conn *c)
-{
-	if (c->execd_open)
-		ax_http_free(&c->execd);
-	if (c->lc_open)
-		ax_lc_close(&c->lc);
-	c->execd_open = c->lc_open = false;
-}
-
-int ax_file_explain(ax_file_conn *c, const char *id, int rc, ax_error *err)
-{
-	if (rc < 0 && c->lc_open)
-		ax_runtime_explain(&c->lc, id, err);
-	return rc;
 }
 
 void ax_file_error_rename(ax_error *err, const char *from, const char *to)
@@ -216,7 +191,7 @@ int ax_file_fetch(ax_file_conn *c, ax_file_xfer *t, const char *remote, const ch
 		ax_execd_xfer x = t->x;
 
 		x.file_sink = &direct;
-		rc = ax_execd_download(&c->execd, remote, ax_file_writer_sink, &w, &x, bytes, err);
+		rc = ax_execd_download(c->execd, remote, ax_file_writer_sink, &w, &x, bytes, err);
 		if (rc == 0)
 			rc = ax_file_writer_flush(&w, err);
 		ax_file_writer_close(&w);

@@ -16,6 +16,7 @@
 #include "mcp_config.h"
 #include "quantity.h"
 #include "session.h"
+#include "target.h"
 #include "timeutil.h"
 
 #define LOCAL_IMAGE "host"
@@ -296,18 +297,16 @@ out:
 
 int ax_cmd_sandbox_create(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
-	ax_lifecycle lc;
+	ax_lifecycle *lc = &ctx->target->lc;
 	json_t *req, *launched = NULL, *out;
 	char *joined = NULL;
 	size_t i, off = 0, len = 0;
 	json_t *x;
 	int rc = -1;
 
-	if (ax_open_lifecycle(ctx, &lc, err) < 0)
-		return -1;
-	req = ax_sandbox_request(ctx, args, lc.local, NULL, err);
+	req = ax_sandbox_request(ctx, args, lc->local, NULL, err);
 	if (!req ||
-	    ax_sandbox_launch(ctx, &lc, req, ax_arg_string(args, "ready-timeout"), ax_arg_flag(args, "skip-health-check"),
+	    ax_sandbox_launch(ctx, lc, req, ax_arg_string(args, "ready-timeout"), ax_arg_flag(args, "skip-health-check"),
 			      &launched, err) < 0)
 		goto out;
 	json_array_foreach(json_object_get(req, "entrypoint"), i, x)
@@ -328,7 +327,6 @@ out:
 	free(joined);
 	json_decref(req);
 	json_decref(launched);
-	ax_lc_close(&lc);
 	return rc;
 }
 
@@ -340,14 +338,9 @@ static const char *state_of(const json_t *sbx)
 int ax_cmd_sandbox_list(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	static const char *const columns[] = { "id", "state", "image", "expires_at", NULL };
-	ax_lifecycle lc;
-	json_t *all, *rows, *s;
+	json_t *all = ax_lc_list_all(&ctx->target->lc, "/sandboxes", NULL, err), *rows, *s;
 	size_t i;
 
-	if (ax_open_lifecycle(ctx, &lc, err) < 0)
-		return -1;
-	all = ax_lc_list_all(&lc, "/sandboxes", NULL, err);
-	ax_lc_close(&lc);
 	if (!all)
 		return -1;
 	rows = json_array();
@@ -361,31 +354,10 @@ int ax_cmd_sandbox_list(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_err
 	return 0;
 }
 
-/* GET /sandboxes/{id} into *OUT. */
-/* Run FN with an open lifecycle connection and the resolved sandbox id. */
-typedef int (*sandbox_fn)(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc, const char *id, ax_result *res,
-			  ax_error *err);
-
-static int with_sandbox(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err, sandbox_fn fn)
+int ax_cmd_sandbox_get(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
-	char *id = ax_resolve_sandbox(ctx, args, err);
-	ax_lifecycle lc;
-	int rc;
-
-	if (!id)
-		return -1;
-	if (ax_open_lifecycle(ctx, &lc, err) < 0) {
-		free(id);
-		return -1;
-	}
-	rc = fn(ctx, args, &lc, id, res, err);
-	ax_lc_close(&lc);
-	free(id);
-	return rc;
-}
-
-static int do_get(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc, const char *id, ax_result *res, ax_error *err)
-{
+	ax_lifecycle *lc = &ctx->target->lc;
+	const char *id = ctx->target->sandbox_id;
 	json_t *s = NULL;
 
 	if (ax_lc_get_sandbox(lc, id, &s, err) < 0)
@@ -417,14 +389,11 @@ static int do_get(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc, const char
 	return 0;
 }
 
-int ax_cmd_sandbox_get(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
-{
-	return with_sandbox(ctx, args, res, err, do_get);
-}
 
-static int do_endpoint(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc, const char *id, ax_result *res,
-		       ax_error *err)
+int ax_cmd_sandbox_endpoint(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
+	ax_lifecycle *lc = &ctx->target->lc;
+	const char *id = ctx->target->sandbox_id;
 	char *url = NULL;
 
 	if (ax_lc_endpoint(lc, id, (int)ax_config_int(ctx->config, "aio_port"), &url, NULL, err) < 0) {
@@ -442,13 +411,11 @@ static int do_endpoint(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc, const
 	return 0;
 }
 
-int ax_cmd_sandbox_endpoint(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
-{
-	return with_sandbox(ctx, args, res, err, do_endpoint);
-}
 
-static int do_renew(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc, const char *id, ax_result *res, ax_error *err)
+int ax_cmd_sandbox_renew(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
+	ax_lifecycle *lc = &ctx->target->lc;
+	const char *id = ctx->target->sandbox_id;
 	const char *t = ax_arg_string(args, "timeout");
 	long long secs;
 	char when[32], *path;
@@ -474,10 +441,6 @@ static int do_renew(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc, const ch
 	return 0;
 }
 
-int ax_cmd_sandbox_renew(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
-{
-	return with_sandbox(ctx, args, res, err, do_renew);
-}
 
 /* POST pause/resume, then read back the state the sandbox really reached. */
 static int pause_or_resume(ax_lifecycle *lc, const char *id, const char *verb, const char *title, ax_result *res,
@@ -506,28 +469,20 @@ static int pause_or_resume(ax_lifecycle *lc, const char *id, const char *verb, c
 	return 0;
 }
 
-static int do_pause(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc, const char *id, ax_result *res, ax_error *err)
-{
-	return pause_or_resume(lc, id, "pause", "Sandbox Paused", res, err);
-}
-
-static int do_resume(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc, const char *id, ax_result *res, ax_error *err)
-{
-	return pause_or_resume(lc, id, "resume", "Sandbox Resumed", res, err);
-}
-
 int ax_cmd_sandbox_pause(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
-	return with_sandbox(ctx, args, res, err, do_pause);
+	return pause_or_resume(&ctx->target->lc, ctx->target->sandbox_id, "pause", "Sandbox Paused", res, err);
 }
 
 int ax_cmd_sandbox_resume(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
-	return with_sandbox(ctx, args, res, err, do_resume);
+	return pause_or_resume(&ctx->target->lc, ctx->target->sandbox_id, "resume", "Sandbox Resumed", res, err);
 }
 
-static int do_kill(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc, const char *id, ax_result *res, ax_error *err)
+int ax_cmd_sandbox_kill(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
+	ax_lifecycle *lc = &ctx->target->lc;
+	const char *id = ctx->target->sandbox_id;
 	char *path = sandbox_path(id, "");
 	bool cleared;
 	int rc;
@@ -545,7 +500,3 @@ static int do_kill(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc, const cha
 	return 0;
 }
 
-int ax_cmd_sandbox_kill(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
-{
-	return with_sandbox(ctx, args, res, err, do_kill);
-}

@@ -357,155 +357,197 @@ static const char *const shell_examples[] = {
 };
 
 static const ax_command_spec commands[] = {
-	{ "run", "", "Run a command in a sandbox through execd",
-	  "Streams the command's stdout and stderr to yours as they arrive and exits with its exit status "
-	  "(124 when --timeout ends it, 130 on Ctrl-C). Options come before the command; a leading sandbox "
-	  "UUID selects the sandbox, otherwise the current session is used. -o json prints "
-	  "{exit_code, stdout, stderr, duration_ms} alone on stdout.",
-	  run_positionals, run_options, AX_FMT_RAW | AX_FMT_JSON, AX_FMT_RAW, AX_CMD_OPTIONS_FIRST, ax_cmd_run,
-	  run_examples },
-	{ "aio", "exec", "Run a shell command through the AIO runtime",
-	  "The arguments are shell-quoted and joined, so what you type is what runs. Exits with the command's "
-	  "exit status, 124 on timeout. Options come before the command.",
-	  run_positionals, aio_exec_options, AX_FMT_RAW | AX_FMT_JSON, AX_FMT_RAW, AX_CMD_OPTIONS_FIRST,
-	  ax_cmd_aio_exec, aio_exec_examples },
-	{ "aio", "read", "Print a file through the AIO runtime", NULL,
-	  path_positionals, NULL, AX_FMT_RAW | AX_FMT_JSON, AX_FMT_RAW, 0, ax_cmd_aio_read, NULL },
-	{ "aio", "jupyter run", "Run code in the sandbox's Jupyter kernel",
-	  "Each session is one kernel that keeps its variables; without --session, calls share the sandbox's "
-	  "default session, so consecutive calls see each other's state. The kernel starts on first use. Raw "
-	  "output is what a notebook shows: streams on stdout and stderr, text/plain results, errors with their "
-	  "traceback on stderr (coloured only on a terminal). A timeout interrupts the code; the kernel keeps "
-	  "its state. Exits 1 when the status is not ok (error or timeout); -o json prints the result object "
+	{ .group = "run", .name = "", .summary = "Run a command in a sandbox through execd",
+	  .description = "Streams the command's stdout and stderr to yours as they arrive and exits with its exit "
+	  "status (124 when --timeout ends it, 130 on Ctrl-C). Options come before the command; a leading sandbox "
+	  "UUID selects the sandbox, otherwise the current session is used. -o json prints {exit_code, stdout, "
+	  "stderr, duration_ms} alone on stdout.",
+	  .positionals = run_positionals, .options = run_options,
+	  .formats = AX_FMT_RAW | AX_FMT_JSON, .default_format = AX_FMT_RAW, .flags = AX_CMD_OPTIONS_FIRST,
+	  .target = AX_TARGET_EXECD, .handler = ax_cmd_run, .examples = run_examples },
+	{ .group = "aio", .name = "exec", .summary = "Run a shell command through the AIO runtime",
+	  .description = "The arguments are shell-quoted and joined, so what you type is what runs. Exits with the "
+	  "command's exit status, 124 on timeout. Options come before the command.",
+	  .positionals = run_positionals, .options = aio_exec_options,
+	  .formats = AX_FMT_RAW | AX_FMT_JSON, .default_format = AX_FMT_RAW, .flags = AX_CMD_OPTIONS_FIRST,
+	  .target = AX_TARGET_AIO, .handler = ax_cmd_aio_exec, .examples = aio_exec_examples },
+	{ .group = "aio", .name = "read", .summary = "Print a file through the AIO runtime",
+	  .positionals = path_positionals, .formats = AX_FMT_RAW | AX_FMT_JSON, .default_format = AX_FMT_RAW,
+	  .target = AX_TARGET_AIO, .handler = ax_cmd_aio_read },
+	{ .group = "aio", .name = "jupyter run", .summary = "Run code in the sandbox's Jupyter kernel",
+	  .description = "Each session is one kernel that keeps its variables; without --session, calls share the "
+	  "sandbox's default session, so consecutive calls see each other's state. The kernel starts on first use. "
+	  "Raw output is what a notebook shows: streams on stdout and stderr, text/plain results, errors with "
+	  "their traceback on stderr (coloured only on a terminal). A timeout interrupts the code; the kernel "
+	  "keeps its state. Exits 1 when the status is not ok (error or timeout); -o json prints the result object "
 	  "{kernel_name, session_id, status, execution_count, outputs, code, msg_id}.",
-	  sandbox_id_positionals, aio_jupyter_run_options, AX_FMT_RAW | AX_FMT_JSON, AX_FMT_RAW, 0,
-	  ax_cmd_aio_jupyter_run, aio_jupyter_run_examples },
-	{ "aio", "browser info", "Show the sandbox's browser: user agent, CDP URL, viewport",
-	  "Starts the sandbox's headless Chromium on first use. cdp_url is a browser-level DevTools WebSocket on "
-	  "127.0.0.1 that CDP clients (Puppeteer, Playwright, chrome-remote-interface) can connect to from the "
-	  "host. Local sandboxes have no VNC: vnc_url is null.",
-	  sandbox_id_positionals, NULL, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_aio_browser_info,
-	  aio_browser_info_examples },
-	{ "aio", "screenshot", "Save a screenshot of the sandbox's browser page",
-	  "Captures the current page of the sandbox's Chromium (started on first use) at its viewport size and "
-	  "writes it to FILE through a temporary file beside it, so FILE is the whole image or untouched. Prints "
-	  "{path, format, width, height, bytes}.",
-	  sandbox_id_positionals, aio_screenshot_options, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_aio_screenshot,
-	  aio_screenshot_examples },
-	{ "aio", "mcp servers", "List the sandbox's MCP servers",
-	  "Through the AIO runtime's REST bridge, or its /mcp endpoint where the bridge is missing. Local "
-	  "sandboxes have the built-in sandbox and browser servers plus the profile's [mcp.servers.<name>] "
+	  .positionals = sandbox_id_positionals, .options = aio_jupyter_run_options,
+	  .formats = AX_FMT_RAW | AX_FMT_JSON, .default_format = AX_FMT_RAW, .target = AX_TARGET_AIO,
+	  .check = ax_check_aio_jupyter_run, .handler = ax_cmd_aio_jupyter_run,
+	  .examples = aio_jupyter_run_examples },
+	{ .group = "aio", .name = "browser info", .summary = "Show the sandbox's browser: user agent, CDP URL, "
+	  "viewport",
+	  .description = "Starts the sandbox's headless Chromium on first use. cdp_url is a browser-level DevTools "
+	  "WebSocket on 127.0.0.1 that CDP clients (Puppeteer, Playwright, chrome-remote-interface) can connect to "
+	  "from the host. Local sandboxes have no VNC: vnc_url is null.",
+	  .positionals = sandbox_id_positionals, .formats = OBJECT_FORMATS, .default_format = AX_FMT_TABLE,
+	  .target = AX_TARGET_AIO, .handler = ax_cmd_aio_browser_info, .examples = aio_browser_info_examples },
+	{ .group = "aio", .name = "screenshot", .summary = "Save a screenshot of the sandbox's browser page",
+	  .description = "Captures the current page of the sandbox's Chromium (started on first use) at its "
+	  "viewport size and writes it to FILE through a temporary file beside it, so FILE is the whole image or "
+	  "untouched. Prints {path, format, width, height, bytes}.",
+	  .positionals = sandbox_id_positionals, .options = aio_screenshot_options,
+	  .formats = OBJECT_FORMATS, .default_format = AX_FMT_TABLE, .target = AX_TARGET_AIO,
+	  .check = ax_check_aio_screenshot, .handler = ax_cmd_aio_screenshot,
+	  .examples = aio_screenshot_examples },
+	{ .group = "aio", .name = "mcp servers", .summary = "List the sandbox's MCP servers",
+	  .description = "Through the AIO runtime's REST bridge, or its /mcp endpoint where the bridge is missing. "
+	  "Local sandboxes have the built-in sandbox and browser servers plus the profile's [mcp.servers.<name>] "
 	  "tables; the table shows where each configured server's stderr is logged.",
-	  sandbox_id_positionals, NULL, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_aio_mcp_servers,
-	  aio_mcp_servers_examples },
-	{ "aio", "mcp tools", "List the tools of an MCP server",
-	  "An unknown server exits 1 and lists the servers. -o json prints the full tool objects (input "
-	  "schemas included).",
-	  mcp_tools_positionals, NULL, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_aio_mcp_tools, aio_mcp_tools_examples },
-	{ "aio", "mcp call", "Call a tool of an MCP server",
-	  "Raw output prints text content, images as [mime, N bytes] (or saved with --save-images), other "
-	  "content as JSON, then structuredContent. Exits 1 when the tool reports isError or the server or "
+	  .positionals = sandbox_id_positionals, .formats = OBJECT_FORMATS, .default_format = AX_FMT_TABLE,
+	  .target = AX_TARGET_AIO, .handler = ax_cmd_aio_mcp_servers, .examples = aio_mcp_servers_examples },
+	{ .group = "aio", .name = "mcp tools", .summary = "List the tools of an MCP server",
+	  .description = "An unknown server exits 1 and lists the servers. -o json prints the full tool objects "
+	  "(input schemas included).",
+	  .positionals = mcp_tools_positionals, .formats = OBJECT_FORMATS, .default_format = AX_FMT_TABLE,
+	  .target = AX_TARGET_AIO, .handler = ax_cmd_aio_mcp_tools, .examples = aio_mcp_tools_examples },
+	{ .group = "aio", .name = "mcp call", .summary = "Call a tool of an MCP server",
+	  .description = "Raw output prints text content, images as [mime, N bytes] (or saved with --save-images), "
+	  "other content as JSON, then structuredContent. Exits 1 when the tool reports isError or the server or "
 	  "tool is unknown (the error lists what exists), 2 for malformed --args.",
-	  mcp_call_positionals, aio_mcp_call_options, AX_FMT_RAW | AX_FMT_JSON, AX_FMT_RAW, 0, ax_cmd_aio_mcp_call,
-	  aio_mcp_call_examples },
-	{ "file", "cat", "Print a file from a sandbox", NULL,
-	  path_positionals, file_cat_options, AX_FMT_RAW | AX_FMT_JSON, AX_FMT_RAW, 0, ax_cmd_file_cat, NULL },
-	{ "file", "write", "Write a file in a sandbox from --content or standard input", NULL,
-	  path_positionals, file_write_options, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_file_write, NULL },
-	{ "file", "upload", "Upload a file or directory tree into a sandbox",
-	  "Streams in constant memory. Local symlinks are refused unless --follow-symlinks. Remote files are "
-	  "replaced.",
-	  upload_positionals, upload_options, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_file_upload, NULL },
-	{ "file", "download", "Download a file or directory tree from a sandbox",
-	  "Streams into a staging path beside LOCAL and renames it into place only when complete; on any "
-	  "failure nothing partial remains. Remote symlinks and entries escaping REMOTE are refused.",
-	  download_positionals, download_options, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_file_download, NULL },
-	{ "file", "ls", "List a directory in a sandbox",
-	  "Sorted by name. Names are shown as the sandbox has them: the table shows control characters as "
-	  "spaces, -o json escapes them, -o raw prints their bytes (one entry per line: a newline or tab in a "
-	  "name becomes a space).",
-	  path_positionals, NULL, OBJECT_FORMATS | AX_FMT_RAW, AX_FMT_TABLE, 0, ax_cmd_file_ls, NULL },
+	  .positionals = mcp_call_positionals, .options = aio_mcp_call_options,
+	  .formats = AX_FMT_RAW | AX_FMT_JSON, .default_format = AX_FMT_RAW, .target = AX_TARGET_AIO,
+	  .handler = ax_cmd_aio_mcp_call, .examples = aio_mcp_call_examples },
+	{ .group = "file", .name = "cat", .summary = "Print a file from a sandbox",
+	  .positionals = path_positionals, .options = file_cat_options,
+	  .formats = AX_FMT_RAW | AX_FMT_JSON, .default_format = AX_FMT_RAW, .target = AX_TARGET_EXECD,
+	  .handler = ax_cmd_file_cat },
+	{ .group = "file", .name = "write", .summary = "Write a file in a sandbox from --content or standard input",
+	  .positionals = path_positionals, .options = file_write_options,
+	  .formats = OBJECT_FORMATS, .default_format = AX_FMT_TABLE, .target = AX_TARGET_EXECD,
+	  .check = ax_check_file_write, .handler = ax_cmd_file_write },
+	{ .group = "file", .name = "upload", .summary = "Upload a file or directory tree into a sandbox",
+	  .description = "Streams in constant memory. Local symlinks are refused unless --follow-symlinks. Remote "
+	  "files are replaced.",
+	  .positionals = upload_positionals, .options = upload_options,
+	  .formats = OBJECT_FORMATS, .default_format = AX_FMT_TABLE, .target = AX_TARGET_EXECD,
+	  .check = ax_check_file_upload, .handler = ax_cmd_file_upload },
+	{ .group = "file", .name = "download", .summary = "Download a file or directory tree from a sandbox",
+	  .description = "Streams into a staging path beside LOCAL and renames it into place only when complete; "
+	  "on any failure nothing partial remains. Remote symlinks and entries escaping REMOTE are refused.",
+	  .positionals = download_positionals, .options = download_options,
+	  .formats = OBJECT_FORMATS, .default_format = AX_FMT_TABLE, .target = AX_TARGET_EXECD,
+	  .check = ax_check_file_download, .handler = ax_cmd_file_download },
+	{ .group = "file", .name = "ls", .summary = "List a directory in a sandbox",
+	  .description = "Sorted by name. Names are shown as the sandbox has them: the table shows control "
+	  "characters as spaces, -o json escapes them, -o raw prints their bytes (one entry per line: a newline or "
+	  "tab in a name becomes a space).",
+	  .positionals = path_positionals,
+	  .formats = OBJECT_FORMATS | AX_FMT_RAW, .default_format = AX_FMT_TABLE, .target = AX_TARGET_EXECD,
+	  .handler = ax_cmd_file_ls },
 
-	{ "sandbox", "create", "Create a sandbox and wait until its runtime answers",
-	  "Creates a sandbox, waits until the runtime answers its readiness path through the sandbox's endpoint "
-	  "(unless --skip-health-check) and makes it the current session. A sandbox that does not become ready "
-	  "is deleted. With the embedded local engine the default image is host. --cpu, --memory, --pids and --disk "
-	  "are sent as resourceLimits (cpu, memory, pids, ephemeral-storage); sandbox get shows the limits in force.",
-	  NULL, sandbox_create_options, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_sandbox_create,
-	  sandbox_create_examples },
-	{ "sandbox", "list", "List sandboxes", NULL,
-	  NULL, NULL, OBJECT_FORMATS | AX_FMT_RAW, AX_FMT_TABLE, 0, ax_cmd_sandbox_list, NULL },
-	{ "sandbox", "get", "Show a sandbox's state, image and limits", NULL,
-	  sandbox_id_positionals, NULL, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_sandbox_get, NULL },
-	{ "sandbox", "endpoint", "Show the AIO runtime URL of a sandbox", NULL,
-	  sandbox_id_positionals, NULL, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_sandbox_endpoint, NULL },
-	{ "sandbox", "renew", "Move a sandbox's expiry to now plus a duration", NULL,
-	  sandbox_id_positionals, sandbox_renew_options, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_sandbox_renew, NULL },
-	{ "sandbox", "pause", "Freeze every process of a sandbox", NULL,
-	  sandbox_id_positionals, NULL, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_sandbox_pause, NULL },
-	{ "sandbox", "resume", "Thaw a paused sandbox", NULL,
-	  sandbox_id_positionals, NULL, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_sandbox_resume, NULL },
-	{ "sandbox", "kill", "Delete a sandbox (and forget it if it is the current session)", NULL,
-	  sandbox_id_positionals, NULL, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_sandbox_kill, NULL },
+	{ .group = "sandbox", .name = "create", .summary = "Create a sandbox and wait until its runtime answers",
+	  .description = "Creates a sandbox, waits until the runtime answers its readiness path through the "
+	  "sandbox's endpoint (unless --skip-health-check) and makes it the current session. A sandbox that does "
+	  "not become ready is deleted. With the embedded local engine the default image is host. --cpu, --memory, "
+	  "--pids and --disk are sent as resourceLimits (cpu, memory, pids, ephemeral-storage); sandbox get shows "
+	  "the limits in force.",
+	  .options = sandbox_create_options, .formats = OBJECT_FORMATS, .default_format = AX_FMT_TABLE,
+	  .target = AX_TARGET_SERVER, .handler = ax_cmd_sandbox_create, .examples = sandbox_create_examples },
+	{ .group = "sandbox", .name = "list", .summary = "List sandboxes",
+	  .formats = OBJECT_FORMATS | AX_FMT_RAW, .default_format = AX_FMT_TABLE, .target = AX_TARGET_SERVER,
+	  .handler = ax_cmd_sandbox_list },
+	{ .group = "sandbox", .name = "get", .summary = "Show a sandbox's state, image and limits",
+	  .positionals = sandbox_id_positionals, .formats = OBJECT_FORMATS, .default_format = AX_FMT_TABLE,
+	  .target = AX_TARGET_SANDBOX, .handler = ax_cmd_sandbox_get },
+	{ .group = "sandbox", .name = "endpoint", .summary = "Show the AIO runtime URL of a sandbox",
+	  .positionals = sandbox_id_positionals, .formats = OBJECT_FORMATS, .default_format = AX_FMT_TABLE,
+	  .target = AX_TARGET_SANDBOX, .handler = ax_cmd_sandbox_endpoint },
+	{ .group = "sandbox", .name = "renew", .summary = "Move a sandbox's expiry to now plus a duration",
+	  .positionals = sandbox_id_positionals, .options = sandbox_renew_options,
+	  .formats = OBJECT_FORMATS, .default_format = AX_FMT_TABLE, .target = AX_TARGET_SANDBOX,
+	  .handler = ax_cmd_sandbox_renew },
+	{ .group = "sandbox", .name = "pause", .summary = "Freeze every process of a sandbox",
+	  .positionals = sandbox_id_positionals, .formats = OBJECT_FORMATS, .default_format = AX_FMT_TABLE,
+	  .target = AX_TARGET_SANDBOX, .handler = ax_cmd_sandbox_pause },
+	{ .group = "sandbox", .name = "resume", .summary = "Thaw a paused sandbox",
+	  .positionals = sandbox_id_positionals, .formats = OBJECT_FORMATS, .default_format = AX_FMT_TABLE,
+	  .target = AX_TARGET_SANDBOX, .handler = ax_cmd_sandbox_resume },
+	{ .group = "sandbox", .name = "kill", .summary = "Delete a sandbox (and forget it if it is the current "
+	  "session)",
+	  .positionals = sandbox_id_positionals, .formats = OBJECT_FORMATS, .default_format = AX_FMT_TABLE,
+	  .target = AX_TARGET_SANDBOX, .handler = ax_cmd_sandbox_kill },
 
-	{ "session", "current", "Show the current session", NULL,
-	  NULL, NULL, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_session_current, NULL },
-	{ "session", "use", "Make a sandbox the current session", NULL,
-	  session_use_positionals, NULL, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_session_use, NULL },
-	{ "session", "clear", "Forget the current session", NULL,
-	  NULL, NULL, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_session_clear, NULL },
+	{ .group = "session", .name = "current", .summary = "Show the current session",
+	  .formats = OBJECT_FORMATS, .default_format = AX_FMT_TABLE, .handler = ax_cmd_session_current },
+	{ .group = "session", .name = "use", .summary = "Make a sandbox the current session",
+	  .positionals = session_use_positionals, .formats = OBJECT_FORMATS, .default_format = AX_FMT_TABLE,
+	  .handler = ax_cmd_session_use },
+	{ .group = "session", .name = "clear", .summary = "Forget the current session",
+	  .formats = OBJECT_FORMATS, .default_format = AX_FMT_TABLE, .handler = ax_cmd_session_clear },
 
-	{ "checkpoint", "create", "Save a checkpoint of a sandbox and wait until it is ready",
-	  "Captures the sandbox's whole writable file system (the sandbox is frozen for the moment of the "
-	  "capture) and waits up to checkpoint.create_timeout seconds. Prints the checkpoint with its size on "
-	  "disk (when the server reports it) and how long it took.",
-	  sandbox_id_positionals, checkpoint_create_options, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_checkpoint_create,
-	  checkpoint_create_examples },
-	{ "checkpoint", "list", "List the checkpoints of a sandbox, or of every sandbox with --all", NULL,
-	  sandbox_id_positionals, checkpoint_list_options, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_checkpoint_list,
-	  NULL },
-	{ "checkpoint", "restore", "Create a new sandbox from a checkpoint and make it current",
-	  "CHECKPOINT is an id or latest (the newest ready checkpoint of --source-sandbox or the current "
-	  "session). The source sandbox is left running. Waits until the new sandbox's runtime answers "
+	{ .group = "checkpoint", .name = "create", .summary = "Save a checkpoint of a sandbox and wait until it is "
+	  "ready",
+	  .description = "Captures the sandbox's whole writable file system (the sandbox is frozen for the moment "
+	  "of the capture) and waits up to checkpoint.create_timeout seconds. Prints the checkpoint with its size "
+	  "on disk (when the server reports it) and how long it took.",
+	  .positionals = sandbox_id_positionals, .options = checkpoint_create_options,
+	  .formats = OBJECT_FORMATS, .default_format = AX_FMT_TABLE, .target = AX_TARGET_SANDBOX,
+	  .handler = ax_cmd_checkpoint_create, .examples = checkpoint_create_examples },
+	{ .group = "checkpoint", .name = "list", .summary = "List the checkpoints of a sandbox, or of every "
+	  "sandbox with --all",
+	  .positionals = sandbox_id_positionals, .options = checkpoint_list_options,
+	  .formats = OBJECT_FORMATS, .default_format = AX_FMT_TABLE, .target = AX_TARGET_SANDBOX,
+	  .target_all = "all", .handler = ax_cmd_checkpoint_list },
+	{ .group = "checkpoint", .name = "restore", .summary = "Create a new sandbox from a checkpoint and make it "
+	  "current",
+	  .description = "CHECKPOINT is an id or latest (the newest ready checkpoint of --source-sandbox or the "
+	  "current session). The source sandbox is left running. Waits until the new sandbox's runtime answers "
 	  "(defaults.ready_timeout).",
-	  checkpoint_restore_positionals, checkpoint_restore_options, OBJECT_FORMATS, AX_FMT_TABLE, 0,
-	  ax_cmd_checkpoint_restore, checkpoint_restore_examples },
-	{ "checkpoint", "delete", "Delete a checkpoint",
-	  "Sandboxes restored from it keep running: their layers stay until they end.",
-	  checkpoint_delete_positionals, NULL, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_checkpoint_delete, NULL },
-	{ "checkpoint", "watch", "Save a checkpoint on an interval until Ctrl-C",
-	  "Runs in the foreground: sleeps the interval, saves PREFIX-N, prints it, and repeats. Ctrl-C stops "
-	  "it with exit status 0; a failed checkpoint ends it with status 1.",
-	  sandbox_id_positionals, checkpoint_watch_options, 0, AX_FMT_TABLE, 0, ax_cmd_checkpoint_watch,
-	  checkpoint_watch_examples },
+	  .positionals = checkpoint_restore_positionals, .options = checkpoint_restore_options,
+	  .formats = OBJECT_FORMATS, .default_format = AX_FMT_TABLE, .target = AX_TARGET_SERVER,
+	  .handler = ax_cmd_checkpoint_restore, .examples = checkpoint_restore_examples },
+	{ .group = "checkpoint", .name = "delete", .summary = "Delete a checkpoint",
+	  .description = "Sandboxes restored from it keep running: their layers stay until they end.",
+	  .positionals = checkpoint_delete_positionals,
+	  .formats = OBJECT_FORMATS, .default_format = AX_FMT_TABLE, .target = AX_TARGET_SERVER,
+	  .handler = ax_cmd_checkpoint_delete },
+	{ .group = "checkpoint", .name = "watch", .summary = "Save a checkpoint on an interval until Ctrl-C",
+	  .description = "Runs in the foreground: sleeps the interval, saves PREFIX-N, prints it, and repeats. "
+	  "Ctrl-C stops it with exit status 0; a failed checkpoint ends it with status 1.",
+	  .positionals = sandbox_id_positionals, .options = checkpoint_watch_options,
+	  .target = AX_TARGET_SANDBOX, .check = ax_check_checkpoint_watch, .handler = ax_cmd_checkpoint_watch,
+	  .examples = checkpoint_watch_examples },
 
-	{ "config", "init", "Write a commented configuration template",
-	  "Writes every key commented out with its default. An existing file is kept unless --force is given.",
-	  NULL, config_init_options, 0, AX_FMT_TABLE, AX_CMD_NO_CONFIG, ax_cmd_config_init, NULL },
-	{ "config", "show", "Show resolved settings and where each came from",
-	  "Each value is shown with its source: flag, env:VARIABLE, file or default. The API key is masked.",
-	  NULL, NULL, AX_FMT_TABLE | AX_FMT_JSON | AX_FMT_YAML, AX_FMT_TABLE, AX_CMD_NO_CONFIG,
-	  ax_cmd_config_show, config_show_examples },
-	{ "config", "set", "Set one key, keeping the rest of the file",
-	  "VALUE is checked against the key's type (boolean, integer, duration, list as a,b or a TOML array). "
-	  "The file is edited in place: comments and order survive, and it is replaced atomically.",
-	  config_set_positionals, NULL, 0, AX_FMT_TABLE, AX_CMD_NO_CONFIG, ax_cmd_config_set,
-	  config_set_examples },
-	{ "config", "path", "Print the path of the configuration file in use", NULL,
-	  NULL, NULL, 0, AX_FMT_TABLE, AX_CMD_NO_CONFIG, ax_cmd_config_path, NULL },
-	{ "shell", "", "Open the interactive allox> shell",
-	  "On a terminal: panes for sessions (refreshed every few seconds), checkpoints of the selected sandbox "
-	  "and the running command's output, a status line and the allox> line (readline: history in "
-	  "$ALLOX_HOME/history, Ctrl-R, Tab completion of verbs, options, values, ids and paths). Each line is "
-	  "split like a POSIX shell would (quotes, backslashes; no expansion) and runs exactly as "
-	  "`allox-cli WORDS` would. Ctrl-C cancels the running command, never the shell; Ctrl-D, exit and quit "
-	  "leave. Tab/Shift-Tab or F2-F4 move between panes, Enter on a sandbox makes it current, Enter on a "
-	  "checkpoint asks to restore it, ? shows the keys. Shell words: help [GROUP [VERB]], use ID, history, "
-	  "clear, exit [STATUS]. --plain (or TERM=dumb): the same prompt without panes. With standard input not "
-	  "a terminal (script mode) it reads one command per line, prints only the commands' own output and "
-	  "exits with the status of the last failing command (0 if none failed).",
-	  NULL, shell_options, 0, AX_FMT_TABLE, 0, ax_cmd_shell, shell_examples },
-	{ NULL, NULL, NULL, NULL, NULL, NULL, 0, AX_FMT_TABLE, 0, NULL, NULL },
+	{ .group = "config", .name = "init", .summary = "Write a commented configuration template",
+	  .description = "Writes every key commented out with its default. An existing file is kept unless --force "
+	  "is given.",
+	  .options = config_init_options, .flags = AX_CMD_NO_CONFIG, .handler = ax_cmd_config_init },
+	{ .group = "config", .name = "show", .summary = "Show resolved settings and where each came from",
+	  .description = "Each value is shown with its source: flag, env:VARIABLE, file or default. The API key is "
+	  "masked.",
+	  .formats = AX_FMT_TABLE | AX_FMT_JSON | AX_FMT_YAML, .default_format = AX_FMT_TABLE,
+	  .flags = AX_CMD_NO_CONFIG, .handler = ax_cmd_config_show, .examples = config_show_examples },
+	{ .group = "config", .name = "set", .summary = "Set one key, keeping the rest of the file",
+	  .description = "VALUE is checked against the key's type (boolean, integer, duration, list as a,b or a "
+	  "TOML array). The file is edited in place: comments and order survive, and it is replaced atomically.",
+	  .positionals = config_set_positionals, .flags = AX_CMD_NO_CONFIG, .handler = ax_cmd_config_set,
+	  .examples = config_set_examples },
+	{ .group = "config", .name = "path", .summary = "Print the path of the configuration file in use",
+	  .flags = AX_CMD_NO_CONFIG, .handler = ax_cmd_config_path },
+	{ .group = "shell", .name = "", .summary = "Open the interactive allox> shell",
+	  .description = "On a terminal: panes for sessions (refreshed every few seconds), checkpoints of the "
+	  "selected sandbox and the running command's output, a status line and the allox> line (readline: history "
+	  "in $ALLOX_HOME/history, Ctrl-R, Tab completion of verbs, options, values, ids and paths). Each line is "
+	  "split like a POSIX shell would (quotes, backslashes; no expansion) and runs exactly as `allox-cli "
+	  "WORDS` would. Ctrl-C cancels the running command, never the shell; Ctrl-D, exit and quit leave. "
+	  "Tab/Shift-Tab or F2-F4 move between panes, Enter on a sandbox makes it current, Enter on a checkpoint "
+	  "asks to restore it, ? shows the keys. Shell words: help [GROUP [VERB]], use ID, history, clear, exit "
+	  "[STATUS]. --plain (or TERM=dumb): the same prompt without panes. With standard input not a terminal "
+	  "(script mode) it reads one command per line, prints only the commands' own output and exits with the "
+	  "status of the last failing command (0 if none failed).",
+	  .options = shell_options, .handler = ax_cmd_shell, .examples = shell_examples },
+	{ .group = NULL },
 };
 
 static const char *const protocol_choices[] = { "http", "https", NULL };

@@ -44,14 +44,17 @@ static const ax_option_spec typed_opts[] = {
 };
 
 static const ax_command_spec typed_cmd = {
-	"typed", "", "s", NULL, NULL, typed_opts, AX_FMT_TABLE | AX_FMT_JSON, AX_FMT_TABLE, 0, NULL, NULL,
+	.group = "typed", .name = "", .summary = "s", .options = typed_opts, .formats = AX_FMT_TABLE | AX_FMT_JSON,
+	.default_format = AX_FMT_TABLE,
 };
 
 static const ax_command_spec file_cmd = {
-	"file", "cat", "s", NULL, file_pos, opts, AX_FMT_RAW | AX_FMT_JSON, AX_FMT_RAW, 0, NULL, NULL,
+	.group = "file", .name = "cat", .summary = "s", .positionals = file_pos, .options = opts,
+	.formats = AX_FMT_RAW | AX_FMT_JSON, .default_format = AX_FMT_RAW,
 };
 static const ax_command_spec run_cmd = {
-	"run", "", "s", NULL, run_pos, opts, AX_FMT_RAW | AX_FMT_JSON, AX_FMT_RAW, AX_CMD_OPTIONS_FIRST, NULL, NULL,
+	.group = "run", .name = "", .summary = "s", .positionals = run_pos, .options = opts,
+	.formats = AX_FMT_RAW | AX_FMT_JSON, .default_format = AX_FMT_RAW, .flags = AX_CMD_OPTIONS_FIRST,
 };
 
 static int parse(const ax_command_spec *c, ax_args *a, ax_error *err, int argc, ...)
@@ -250,6 +253,12 @@ static void test_table_is_consistent(void **state)
 		assert_non_null(c->handler);
 		assert_non_null(c->summary);
 		assert_true(!c->formats || (c->formats & c->default_format));
+		/* The flag that widens a sandbox target to every sandbox exists. */
+		if (c->target_all) {
+			for (o = c->options; o && o->name && strcmp(o->name, c->target_all) != 0; o++)
+				;
+			assert_true(o && o->name && o->kind == AX_VAL_NONE && c->target == AX_TARGET_SANDBOX);
+		}
 		for (d = c + 1; d->name; d++)
 			assert_false(strcmp(c->group, d->group) == 0 && strcmp(c->name, d->name) == 0);
 		for (o = c->options; o && o->name; o++) {
