@@ -103,7 +103,7 @@ enum {
 };
 
 /*
- * What a command acts on. The dispatcher (run_command in src/cli/main.c)
+ * What a command acts on. The dispatcher (ax_dispatch, src/cmd/target.c)
  * resolves and opens it after the arguments are checked and before the
  * handler runs, as git's RUN_SETUP finds the repository and tmux's .target
  * the session: the handler finds it ready in ctx->target (src/cmd/target.h),
