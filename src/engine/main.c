@@ -269,7 +269,7 @@ static int unix_listener(const char *path, ax_error *err)
 	/* We hold the engine lock, so a socket file left here is stale. */
 	unlink(path);
 	old = umask(0177);
-	if (bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(fd, 128) < 0) {
+	if (bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(fd, SOMAXCONN) < 0) {
 		umask(old);
 		close(fd);
 		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot listen on %s: %s", path, strerror(errno));
@@ -299,7 +299,7 @@ static int tcp_listener(const char *hostport, ax_error *err)
 		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "--listen %s: %s", hostport, gai_strerror(rc));
 	fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
-	    bind(fd, res->ai_addr, res->ai_addrlen) < 0 || listen(fd, 128) < 0) {
+	    bind(fd, res->ai_addr, res->ai_addrlen) < 0 || listen(fd, SOMAXCONN) < 0) {
 		rc = errno;
 		if (fd >= 0)
 			close(fd);
@@ -338,6 +338,24 @@ static char *read_key(const options *o, ax_error *err)
 		return NULL;
 	}
 	return key;
+}
+
+/* Each connection waiting for its request header holds a descriptor
+ * (listen_gate.h), so take as many as the hard limit allows; *WAS gets the
+ * limits as given, for the sandboxes (runtime_spawn.c). */
+static void raise_nofile(struct rlimit *was)
+{
+	struct rlimit rl;
+
+	memset(was, 0, sizeof *was);
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return;
+	*was = rl;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		/* Should it fail, the gate holds fewer connections, that is all. */
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 }
 
 /* Detach; the parent exits only once the child reports that it serves (or why it can't). */
@@ -399,6 +417,7 @@ int main(int argc, char **argv)
 		return 2;
 	memset(&e, 0, sizeof e);
 	memset(&err, 0, sizeof err);
+	raise_nofile(&e.nofile);
 	h = o.home ? o.home : getenv("ALLOX_HOME");
 	if (h && *h)
 		e.home = strdup(h);

@@ -7,6 +7,7 @@
 #define ALLOX_RUNTIME_H
 
 #include <stdbool.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "error.h"
@@ -40,6 +41,7 @@ typedef struct ax_rt_spec {
 	long long pids_max;          /* 0 = no limit; counts bwrap's monitor process too */
 	long long cpu_millis;        /* CPU time per wall time, in millicores (1000 = one CPU); 0 = no limit */
 	long long disk_bytes;        /* size of the writable layer's file system (disk.h); 0 = no bound */
+	rlim_t nofile_cur, nofile_max; /* RLIMIT_NOFILE of PID 1 (bwrap too); 0, 0 = the caller's */
 } ax_rt_spec;
 
 typedef struct ax_rt_handle {

@@ -209,6 +209,11 @@ static __attribute__((noreturn)) void setup(const ax_spawn *sp)
 		child_fail(sp, AX_STEP_KEEPFD, sp->seccomp_fd);
 	if (chdir("/") < 0)
 		child_fail(sp, AX_STEP_EXEC, 0);
+	/* The engine raised its own descriptor limit for its clients; the
+	 * sandbox starts with the one the engine was given, like any other
+	 * program the operator starts. A lower limit is always allowed. */
+	if (sp->nofile.rlim_max && setrlimit(RLIMIT_NOFILE, &sp->nofile) < 0)
+		child_fail(sp, AX_STEP_EXEC, 0);
 	/* Become the sandbox's unprivileged host uid: bwrap then has
 	 * capabilities only in the sandbox's user namespace, which that uid
 	 * owns (userns.c), and none on the host. Raw calls: glibc's would

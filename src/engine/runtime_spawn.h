@@ -32,6 +32,7 @@ typedef struct ax_spawn {
 	int userns_fd;              /* the sandbox's own, for bwrap --userns */
 	int seccomp_fd;             /* for bwrap --seccomp, -1 when none */
 	unsigned uid_base;          /* the host identity bwrap runs as */
+	struct rlimit nofile;       /* RLIMIT_NOFILE for bwrap and the sandbox; rlim_max 0 = ours */
 	char *stack_b;              /* set by ax_spawn_fork */
 	char *scratch;              /* set by ax_spawn_fork: AX_SPAWN_SCRATCH bytes for setup */
 } ax_spawn;

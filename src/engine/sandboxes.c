@@ -240,7 +240,9 @@ static int listen_loopback(int *port)
 
 	if (fd < 0)
 		return -1;
-	if (bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(fd, 128) < 0 ||
+	/* The longest backlog the kernel allows: a flood of connections must
+	 * not fill it between two of the agent's accepts. */
+	if (bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(fd, SOMAXCONN) < 0 ||
 	    getsockname(fd, (struct sockaddr *)&a, &len) < 0) {
 		close(fd);
 		return -1;
@@ -512,6 +514,8 @@ static json_t *spawn(ax_engine *e, const json_t *rec, ax_error *err)
 	spec.pids_max = limit_of(limits, AX_LIMIT_PIDS);
 	spec.cpu_millis = limit_of(limits, AX_LIMIT_CPU);
 	spec.disk_bytes = limit_of(limits, AX_LIMIT_DISK);
+	spec.nofile_cur = e->nofile.rlim_cur;
+	spec.nofile_max = e->nofile.rlim_max;
 	if (ax_rt_start(&spec, &h, err) < 0)
 		goto out;
 	runtime = json_pack("{s:I, s:I, s:I, s:I, s:b, s:s, s:i, s:s}", "pid", (json_int_t)h.pid, "start",
