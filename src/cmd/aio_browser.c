@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "aio_browser.h"
-#include "common.h"
 #include "fs.h"
 #include "target.h"
 

@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include "aio.h"
-#include "common.h"
 #include "duration.h"
 #include "fs.h"
 #include "hook.h"

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
 #include "duration.h"
 #include "mcp_client.h"
 #include "mcp_show.h"

@@ -10,7 +10,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common.h"
 #include "target.h"
 
 void ax_file_conn_init(ax_file_conn *c, ax_ctx *ctx)

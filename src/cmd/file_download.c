@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common.h"
 #include "file_common.h"
 #include "file_tree.h"
 #include "target.h"

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
 #include "execd_files.h"
 #include "file_common.h"
 

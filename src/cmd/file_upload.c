@@ -12,7 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common.h"
 #include "file_common.h"
 #include "hook.h"
 #include "target.h"

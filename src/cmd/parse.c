@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 #define MAX_CANDIDATES 64
 
 static size_t edit_distance(const char *a, const char *b)
