@@ -100,7 +100,7 @@ static json_t *load(const char *text)
 
 static ax_render_opts opts(ax_format f, bool color, bool utf8, int width)
 {
-	ax_render_opts o = { f, color, utf8, width };
+	ax_render_opts o = { .format = f, .color = color, .utf8 = utf8, .width = width };
 	return o;
 }
 
