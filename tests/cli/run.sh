@@ -49,6 +49,14 @@ grep -q '^b$' "$TMP/stream" && fail "second line arrived too early"
 wait $pid
 grep -q '^b$' "$TMP/stream" || fail "second line missing"
 
+t "-o json shows nothing until the document, which has it all"
+"$ALLOX_CLI" run -o json -- sh -c 'echo a; sleep 2; echo b' > "$TMP/doc" 2>&1 &
+pid=$!
+sleep 1
+[ -s "$TMP/doc" ] && fail "output before the document: $(cat "$TMP/doc")"
+wait $pid
+jq -e '.stdout == "a\nb\n" and .exit_code == 0' "$TMP/doc" >/dev/null || fail "document: $(cat "$TMP/doc")"
+
 t "--timeout ends the command with 124"
 run allox run --timeout 1 -- sleep 30
 expect_rc 124
@@ -103,6 +111,26 @@ expect_out "out"
 t "aio exec --timeout gives 124"
 run allox aio exec --timeout 1 -- sleep 10
 expect_rc 124
+
+t "aio exec output arrives before the command ends"
+"$ALLOX_CLI" aio exec -- 'echo a; sleep 4; echo b' > "$TMP/stream" 2>&1 &
+pid=$!
+i=0
+while [ $i -lt 60 ] && ! grep -q a "$TMP/stream"; do sleep 0.05; i=$((i + 1)); done
+grep -q '^a$' "$TMP/stream" || fail "first line did not arrive early"
+grep -q '^b$' "$TMP/stream" && fail "second line arrived too early"
+wait $pid
+grep -q '^b$' "$TMP/stream" || fail "second line missing"
+
+t "aio exec --timeout: raw says why on stderr, json in the document only"
+run allox aio exec --timeout 1 -- 'echo s; sleep 10'
+expect_rc 124
+expect_out "s"
+expect_err "Error: Command timed out after 1 seconds"
+run allox aio exec -o json --timeout 1 -- 'echo s; sleep 10'
+expect_rc 124
+[ -s "$TMP/err" ] && fail "stderr with -o json"
+jq -e '.error == "Command timed out after 1 seconds" and .output == "s\n"' "$TMP/out" >/dev/null || fail "json"
 
 t "aio exec -o json"
 run allox aio exec -o json -- echo hi
