@@ -39,15 +39,20 @@ t "an explicit sandbox id"
 run allox run "$ID" -- cat /etc/hostname
 expect_rc 0
 
+# expect_streams CMD...: CMD runs `echo a; sleep N; echo b`; a shows before the end.
+expect_streams() {
+	"$@" > "$TMP/stream" 2>&1 &
+	pid=$!
+	i=0
+	while [ $i -lt 60 ] && ! grep -q a "$TMP/stream"; do sleep 0.05; i=$((i + 1)); done
+	grep -q '^a$' "$TMP/stream" || fail "first line did not arrive early"
+	grep -q '^b$' "$TMP/stream" && fail "second line arrived too early"
+	wait $pid
+	grep -q '^b$' "$TMP/stream" || fail "second line missing"
+}
+
 t "output arrives before the command ends"
-"$ALLOX_CLI" run -- sh -c 'echo a; sleep 3; echo b' > "$TMP/stream" 2>&1 &
-pid=$!
-i=0
-while [ $i -lt 40 ] && ! grep -q a "$TMP/stream"; do sleep 0.05; i=$((i + 1)); done
-grep -q '^a$' "$TMP/stream" || fail "first line did not arrive early"
-grep -q '^b$' "$TMP/stream" && fail "second line arrived too early"
-wait $pid
-grep -q '^b$' "$TMP/stream" || fail "second line missing"
+expect_streams "$ALLOX_CLI" run -- sh -c 'echo a; sleep 3; echo b'
 
 t "-o json shows nothing until the document, which has it all"
 "$ALLOX_CLI" run -o json -- sh -c 'echo a; sleep 2; echo b' > "$TMP/doc" 2>&1 &
@@ -113,14 +118,7 @@ run allox aio exec --timeout 1 -- sleep 10
 expect_rc 124
 
 t "aio exec output arrives before the command ends"
-"$ALLOX_CLI" aio exec -- 'echo a; sleep 4; echo b' > "$TMP/stream" 2>&1 &
-pid=$!
-i=0
-while [ $i -lt 60 ] && ! grep -q a "$TMP/stream"; do sleep 0.05; i=$((i + 1)); done
-grep -q '^a$' "$TMP/stream" || fail "first line did not arrive early"
-grep -q '^b$' "$TMP/stream" && fail "second line arrived too early"
-wait $pid
-grep -q '^b$' "$TMP/stream" || fail "second line missing"
+expect_streams "$ALLOX_CLI" aio exec -- 'echo a; sleep 4; echo b'
 
 t "aio exec --timeout: raw says why on stderr, json in the document only"
 run allox aio exec --timeout 1 -- 'echo s; sleep 10'

@@ -813,19 +813,18 @@ static void test_stream_failed(void **state)
 	assert_string_equal(err.message, "");
 }
 
-static char *render_result(const ax_result *res, ax_format f)
+/* RES rendered in F is exactly WANT. */
+static void expect_rendered(const ax_result *res, ax_format f, const char *want)
 {
 	ax_render_opts o = opts(f, false, true, 0);
 	struct shown w;
 	ax_error err;
-	char *text;
 
 	shown_open(&w);
 	assert_int_equal(ax_render_result(w.out, res, &o, &err), 0);
 	fflush(w.out);
-	text = strdup(w.obuf ? w.obuf : "");
+	assert_string_equal(w.obuf ? w.obuf : "", want);
 	shown_close(&w);
-	return text;
 }
 
 /* Documents render the data; table and raw what people see, when given; a
@@ -833,27 +832,16 @@ static char *render_result(const ax_result *res, ax_format f)
 static void test_render_result(void **state)
 {
 	ax_result data = { .kind = AX_RESULT_DATA }, stream = { .kind = AX_RESULT_STREAM };
-	char *t;
 
 	(void)state;
 	data.data = json_pack("{s:s, s:s}", "path", "/f", "content", "hi");
 	data.human = json_string("hi");
-	t = render_result(&data, AX_FMT_RAW);
-	assert_string_equal(t, "hi");
-	free(t);
-	t = render_result(&data, AX_FMT_JSON);
-	assert_string_equal(t, "{\n  \"path\": \"/f\",\n  \"content\": \"hi\"\n}\n");
-	free(t);
-	t = render_result(&data, AX_FMT_YAML);
-	assert_string_equal(t, "path: /f\ncontent: hi\n");
-	free(t);
+	expect_rendered(&data, AX_FMT_RAW, "hi");
+	expect_rendered(&data, AX_FMT_JSON, "{\n  \"path\": \"/f\",\n  \"content\": \"hi\"\n}\n");
+	expect_rendered(&data, AX_FMT_YAML, "path: /f\ncontent: hi\n");
 	stream.data = json_pack("{s:i}", "exit_code", 0);
-	t = render_result(&stream, AX_FMT_RAW);
-	assert_string_equal(t, "");
-	free(t);
-	t = render_result(&stream, AX_FMT_JSON);
-	assert_string_equal(t, "{\n  \"exit_code\": 0\n}\n");
-	free(t);
+	expect_rendered(&stream, AX_FMT_RAW, "");
+	expect_rendered(&stream, AX_FMT_JSON, "{\n  \"exit_code\": 0\n}\n");
 	json_decref(data.data);
 	json_decref(data.human);
 	json_decref(stream.data);
