@@ -20,6 +20,7 @@ struct ag_jupyter;
 struct ag_browser;
 struct ag_mcp;
 struct ag_ext;
+struct ag_netwait;
 
 /* Read-only after start-up, shared by every connection thread: the pointers
  * never change; the objects behind them have their own locks. main.c owns
@@ -38,6 +39,7 @@ struct ag_ctx {
 	/* jupyter, browser and mcp are NULL in the agent's own context: they live
 	 * in the extension module, whose handlers see a copy with them set. */
 	struct ag_ext *ext;                     /* the extension module's loader; see ext_loader.h */
+	struct ag_netwait *net;                 /* the sandbox's network coming up; see netwait.h */
 	time_t started;
 };
 

@@ -172,6 +172,10 @@ json_t *ax_sandbox_request(ax_ctx *ctx, const ax_args *args, bool local, const c
 		json_object_set(req, "env", env);
 	json_decref(env);
 	json_object_set_new(req, "timeout", none ? json_null() : json_integer(secs));
+	/* The lifecycle spec's networkPolicy has no field for a namespace
+	 * without a network or for the host's: an allox extension says it. */
+	if (ax_arg_string(args, "network"))
+		json_object_set_new(req, "extensions", json_pack("{s:s}", "allox.network", ax_arg_string(args, "network")));
 	/* The profile's MCP servers travel in extensions (the agent starts them). */
 	if (ax_mcp_add_extension(cfg, req, err) < 0) {
 		json_decref(req);
@@ -436,6 +440,8 @@ static int do_get(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc, const char
 		if (msg && *msg && !(reason && strcmp(reason, "SANDBOX_RUNNING") == 0))
 			json_object_set_new(res->data, "message", json_string(msg));
 	}
+	if (json_is_string(json_object_get(s, "network")))
+		json_object_set(res->data, "network", json_object_get(s, "network"));
 	res->view.title = "Sandbox";
 	json_decref(s);
 	return 0;

@@ -54,6 +54,8 @@ static const ax_positional_spec sandbox_id_positionals[] = {
 	END_POSITIONALS,
 };
 
+static const char *const network_modes[] = { "isolated", "none", "host", NULL };
+
 static const ax_option_spec sandbox_create_options[] = {
 	{ "image", 'i', AX_OPT_STRING, "IMAGE", NULL, NULL, false,
 	  "image: host or rootfs:/path locally, a container image on a server (default: defaults.image)" },
@@ -74,6 +76,9 @@ static const ax_option_spec sandbox_create_options[] = {
 	  "most processes and threads at once (default: defaults.pids, else the server's)" },
 	{ "disk", 0, AX_OPT_STRING, "SIZE", NULL, NULL, false,
 	  "size of the writable layer, such as 1Gi (default: defaults.disk)" },
+	{ "network", 0, AX_OPT_CHOICE, "MODE", network_modes, NULL, false,
+	  "isolated (own namespace, outbound only), none (loopback only) or host (unsafe: the host's network); "
+	  "default: the server's (isolated locally)" },
 	END_OPTIONS,
 };
 
@@ -87,6 +92,7 @@ static const char *const sandbox_create_examples[] = {
 	"allox-cli sandbox create --timeout 2h -e DEBUG=1 -m project=demo -o json",
 	"allox-cli sandbox create --image rootfs:/srv/images/alpine --timeout none",
 	"allox-cli sandbox create --cpu 0.5 --memory 512Mi --pids 256 --disk 1Gi",
+	"allox-cli sandbox create --network none",
 	NULL,
 };
 

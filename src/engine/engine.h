@@ -11,6 +11,7 @@
 
 #include "error.h"
 #include "quantity.h"
+#include "runtime.h"
 #include "uidrange.h"
 
 /* A sandbox's console.log (its entrypoint's and agent's output) is capped at
@@ -114,6 +115,14 @@ json_t **ax_page_begin(ax_engine *e, const ax_req *req, const json_t *records, l
  * each shown through SHOW, and the pagination block (lock held). */
 void ax_resp_page(ax_resp *resp, json_t **sel, size_t n, long page, long size,
 		  json_t *(*show)(void *arg, const json_t *rec), void *arg);
+
+/* network.c */
+/* The create request's extension that picks a sandbox's network (the
+ * lifecycle spec's networkPolicy has no field for it). */
+#define AX_NET_EXTENSION "allox.network"
+/* "isolated" (or NULL: the default), "none" or "host" into *MODE (may be
+ * NULL); -1 for anything else. */
+int ax_net_mode_parse(const char *s, ax_net_mode *mode);
 
 /* snapshots.c: the /snapshots routes and POST /sandboxes/{id}/snapshots */
 int ax_snapshots_load(ax_engine *e, ax_error *err);

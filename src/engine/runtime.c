@@ -2,6 +2,7 @@
  * bwrap, then learn PID 1's host pid from --info-fd and wait until it has
  * exec'd argv, so setup failures are reported here and not discovered later. */
 #include "runtime_spawn.h"
+#include "netns.h"
 #include "seccomp_filter.h"
 #include "userns.h"
 
@@ -243,6 +244,7 @@ static int wait_exec(pid_t pid, unsigned long long start, const struct stat *bwr
 
 typedef struct launch {
 	int status[2], info[2], log_fd, null_fd, cg_fds[AX_CG_N];
+	int netns_fd;                              /* -1: the host's network */
 	int userns_fd, idmap_fds[AX_IDMAPS_MAX];   /* idmap_fds[k] may be userns_fd: close once */
 	int seccomp_fd;                            /* read (once) by bwrap */
 	off_t log_off;
@@ -251,15 +253,18 @@ typedef struct launch {
 /* The sandbox's user namespace and one per on-disk owner base of its lowers. */
 static int open_userns(const ax_rt_spec *s, const ax_rootfs *rf, launch *l, ax_error *err)
 {
-	if (ax_userns_open(0, s->uid_base, AX_RT_IDS, s->uid_base, &l->userns_fd, err) < 0)
+	if (ax_userns_open(0, s->uid_base, AX_RT_IDS, s->uid_base, &l->userns_fd,
+			   s->network == AX_NET_HOST ? NULL : &l->netns_fd, err) < 0)
 		return -1;
 	l->userns_fd = high_fd(l->userns_fd);
+	if (l->netns_fd >= 0)
+		l->netns_fd = high_fd(l->netns_fd);
 	for (size_t k = 0; k < rf->n_idmaps; k++) {
 		if (rf->idmap_from[k] == 0) {
 			l->idmap_fds[k] = l->userns_fd;
 			continue;
 		}
-		if (ax_userns_open(rf->idmap_from[k], s->uid_base, AX_RT_IDS, s->uid_base, &l->idmap_fds[k], err) < 0)
+		if (ax_userns_open(rf->idmap_from[k], s->uid_base, AX_RT_IDS, s->uid_base, &l->idmap_fds[k], NULL, err) < 0)
 			return -1;
 		l->idmap_fds[k] = high_fd(l->idmap_fds[k]);
 	}
@@ -325,13 +330,15 @@ static void close_fds(launch *l)
 		if (l->idmap_fds[k] != l->userns_fd)
 			close_fd(&l->idmap_fds[k]);
 	close_fd(&l->userns_fd);
+	close_fd(&l->netns_fd);
 	close_fd(&l->seccomp_fd);
 }
 
 static int spawn(const ax_rt_spec *s, const ax_rootfs *rf, const ax_cgroup *cg, ax_rt_handle *h, launch *l,
 		 ax_error *err)
 {
-	ax_strv av = { 0 };
+	ax_strv av = { 0 }, net_av = { 0 };
+	ax_net net;
 	ax_spawn sp;
 	struct stat bwrap;
 	pid_t child;
@@ -359,15 +366,28 @@ static int spawn(const ax_rt_spec *s, const ax_rootfs *rf, const ax_cgroup *cg, 
 	sp.userns_fd = l->userns_fd;
 	sp.seccomp_fd = l->seccomp_fd;
 	sp.uid_base = s->uid_base;
+	if (l->netns_fd >= 0) {
+		memset(&net, 0, sizeof net);
+		net.netns_fd = l->netns_fd;
+		net.userns_fd = l->userns_fd;
+		net.ready_w = s->net_ready_w;
+		net.null_fd = l->null_fd;
+		net.uid_base = s->uid_base;
+		if (ax_net_prepare(s->network, &net, &net_av) < 0)
+			av.oom = true;
+		sp.net = &net;
+	}
 	bwrap_argv(s, rf, &sp, &av);
 	if (av.oom) {
 		ax_strv_free(&av);
+		ax_strv_free(&net_av);
 		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "out of memory");
 	}
 	sp.argv = av.v;
 	child = ax_spawn_fork(&sp);
 	rc = errno;
 	ax_strv_free(&av);
+	ax_strv_free(&net_av);
 	/* Our copies of the write ends must go, or the reads below never see EOF. */
 	close_fd(&l->status[1]);
 	close_fd(&l->info[1]);
@@ -375,7 +395,11 @@ static int spawn(const ax_rt_spec *s, const ax_rootfs *rf, const ax_cgroup *cg, 
 		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot fork: %s", strerror(rc));
 	while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
 		;
-	if (ax_spawn_status(l->status[0], &rf->mounts, &h->pid, &h->start, err) < 0)
+	rc = ax_spawn_status(l->status[0], &rf->mounts, &h->pid, &h->start, &h->net_pid, err);
+	/* Its start time, against pid reuse when it is killed later. */
+	if (h->net_pid > 0 && ax_rt_proc_stat(h->net_pid, NULL, &h->net_start) < 0)
+		h->net_pid = 0;
+	if (rc < 0)
 		return -1;
 	h->init_pid = read_child_pid(l->info[0]);
 	if (h->init_pid <= 0) {
@@ -416,6 +440,7 @@ int ax_rt_start(const ax_rt_spec *spec, ax_rt_handle *h, ax_error *err)
 	h->cgroup = ax_cg_can_freeze(&cg);
 	memset(&l, 0, sizeof l);
 	l.status[0] = l.status[1] = l.info[0] = l.info[1] = l.log_fd = l.null_fd = l.userns_fd = l.seccomp_fd = -1;
+	l.netns_fd = -1;
 	for (int k = 0; k < AX_CG_N; k++)
 		l.cg_fds[k] = -1;
 	for (int k = 0; k < AX_IDMAPS_MAX; k++)
