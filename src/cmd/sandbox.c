@@ -452,11 +452,31 @@ int ax_cmd_sandbox_get(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_erro
 	return with_sandbox(ctx, args, res, err, do_get);
 }
 
+/* With --port N: where port N of the sandbox is reached, as a URL, with
+ * the headers to send; without: the AIO runtime's URL, as the original. */
 static int do_endpoint(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc, const char *id, ax_result *res,
 		       ax_error *err)
 {
+	const json_t *port_opt = ax_arg_json(args, "port");
 	char *url = NULL;
+	json_t *headers = NULL;
 
+	if (port_opt) {
+		json_int_t port = json_integer_value(port_opt);
+
+		if (!json_is_integer(port_opt) || port < 1 || port > 65535)
+			return ax_fail(err, AX_EXIT_USAGE, "USAGE", "--port must be from 1 to 65535");
+		if (ax_lc_endpoint(lc, id, (int)port, &url, &headers, err) < 0)
+			return -1;
+		res->kind = AX_RESULT_DATA;
+		res->data = json_pack("{s:s, s:I, s:s}", "sandbox_id", id, "port", port, "url", url);
+		if (json_object_size(headers))
+			json_object_set(res->data, "headers", headers);
+		res->view.title = "Endpoint";
+		json_decref(headers);
+		free(url);
+		return 0;
+	}
 	if (ax_lc_endpoint(lc, id, (int)ax_config_int(ctx->config, "aio_port"), &url, NULL, err) < 0) {
 		char cause[sizeof err->message];
 

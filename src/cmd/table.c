@@ -82,6 +82,19 @@ static const ax_option_spec sandbox_create_options[] = {
 	END_OPTIONS,
 };
 
+static const ax_option_spec sandbox_endpoint_options[] = {
+	{ "port", 'p', AX_OPT_INT, "N", NULL, NULL, false,
+	  "a port a server in the sandbox listens on: print its URL (default: the AIO runtime's)" },
+	END_OPTIONS,
+};
+
+static const char *const sandbox_endpoint_examples[] = {
+	"allox-cli sandbox endpoint",
+	"allox-cli sandbox endpoint --port 8000 -o raw",
+	"curl \"$(allox-cli sandbox endpoint --port 8000 -o json | jq -r .url)/\"",
+	NULL,
+};
+
 static const ax_option_spec sandbox_renew_options[] = {
 	{ "timeout", 't', AX_OPT_DURATION, "DURATION", NULL, NULL, false, "new lifetime from now (required)" },
 	END_OPTIONS,
@@ -404,8 +417,12 @@ static const ax_command_spec commands[] = {
 	  NULL, NULL, OBJECT_FORMATS | AX_FMT_RAW, AX_FMT_TABLE, 0, ax_cmd_sandbox_list, NULL },
 	{ "sandbox", "get", "Show a sandbox's state, image and limits", NULL,
 	  sandbox_id_positionals, NULL, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_sandbox_get, NULL },
-	{ "sandbox", "endpoint", "Show the AIO runtime URL of a sandbox", NULL,
-	  sandbox_id_positionals, NULL, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_sandbox_endpoint, NULL },
+	{ "sandbox", "endpoint", "Show the URL of a sandbox's AIO runtime or of one of its ports",
+	  "Without --port, the AIO runtime's URL. With --port N, the URL where port N of the sandbox is reached: "
+	  "with the local engine a host-loopback address that forwards into the sandbox (only the host reaches it), "
+	  "and an error (exit status 1) when nothing listens on the port.",
+	  sandbox_id_positionals, sandbox_endpoint_options, OBJECT_FORMATS | AX_FMT_RAW, AX_FMT_TABLE, 0,
+	  ax_cmd_sandbox_endpoint, sandbox_endpoint_examples },
 	{ "sandbox", "renew", "Move a sandbox's expiry to now plus a duration", NULL,
 	  sandbox_id_positionals, sandbox_renew_options, OBJECT_FORMATS, AX_FMT_TABLE, 0, ax_cmd_sandbox_renew, NULL },
 	{ "sandbox", "pause", "Freeze every process of a sandbox", NULL,

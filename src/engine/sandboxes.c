@@ -22,8 +22,6 @@
 #include "timeutil.h"
 #include "untrusted.h"
 
-#define EXECD_PORT 44772
-#define AIO_PORT 8080
 #define MIN_TIMEOUT 60
 
 /* ---------- records ---------- */
@@ -435,12 +433,12 @@ static json_t *spawn(ax_engine *e, const json_t *rec, ax_error *err)
 {
 	const char *id = json_string_value(json_object_get(rec, "id"));
 	const json_t *ep = json_object_get(rec, "entrypoint"), *limits = json_object_get(rec, "resourceLimits");
-	char token[65], fdbuf[4][16], maxbuf[24], *dir = ax_store_dir(e, id);
+	char token[65], fdbuf[5][16], maxbuf[24], *dir = ax_store_dir(e, id);
 	char **env = env_list(json_object_get(rec, "env"));
 	char **layers = ax_layer_paths(e, json_object_get(rec, "layers"));
 	unsigned *bases = ax_layer_bases(rec);
 	const char **argv = NULL;
-	int lfd = -1, tp[2] = { -1, -1 }, rp[2] = { -1, -1 }, ofd = -1, port = 0, keep[5];
+	int lfd = -1, cfd = -1, tp[2] = { -1, -1 }, rp[2] = { -1, -1 }, ofd = -1, port = 0, cdp_port = 0, keep[6];
 	ax_net_mode mode = AX_NET_ISOLATED;
 	size_t i, n = json_array_size(ep);
 	ax_rt_spec spec;
@@ -453,7 +451,10 @@ static json_t *spawn(ax_engine *e, const json_t *rec, ax_error *err)
 		goto out;
 	}
 	lfd = listen_loopback(&port);
-	if (lfd < 0 || pipe(tp) < 0) {
+	/* A second one for the agent's DevTools relay: Chromium listens in the
+	 * sandbox's own network, out of the host's reach. */
+	cfd = lfd < 0 ? -1 : listen_loopback(&cdp_port);
+	if (lfd < 0 || cfd < 0 || pipe(tp) < 0) {
 		ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot set up the agent's socket: %s", strerror(errno));
 		goto out;
 	}
@@ -478,8 +479,9 @@ static json_t *spawn(ax_engine *e, const json_t *rec, ax_error *err)
 	snprintf(fdbuf[1], sizeof fdbuf[1], "%d", tp[0]);
 	snprintf(fdbuf[2], sizeof fdbuf[2], "%d", ofd);
 	snprintf(fdbuf[3], sizeof fdbuf[3], "%d", rp[0]);
+	snprintf(fdbuf[4], sizeof fdbuf[4], "%d", cfd);
 	snprintf(maxbuf, sizeof maxbuf, "%lld", e->console_log_max);
-	argv = calloc(n + 15, sizeof *argv);
+	argv = calloc(n + 17, sizeof *argv);
 	if (!argv) {
 		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
 		goto out;
@@ -496,6 +498,8 @@ static json_t *spawn(ax_engine *e, const json_t *rec, ax_error *err)
 	argv[9] = "--log-max";
 	argv[10] = maxbuf;
 	i = 11;
+	argv[i++] = "--cdp-listen-fd";
+	argv[i++] = fdbuf[4];
 	if (rp[0] >= 0) {
 		argv[i++] = "--net-ready-fd";
 		argv[i++] = fdbuf[3];
@@ -510,8 +514,9 @@ static json_t *spawn(ax_engine *e, const json_t *rec, ax_error *err)
 	keep[0] = lfd;
 	keep[1] = tp[0];
 	keep[2] = ofd;
-	keep[3] = rp[0];
-	keep[4] = -1;
+	keep[3] = cfd;
+	keep[4] = rp[0] >= 0 ? rp[0] : -1;
+	keep[5] = -1;
 	memset(&spec, 0, sizeof spec);
 	spec.id = id;
 	spec.state_dir = dir;
@@ -551,6 +556,8 @@ static json_t *spawn(ax_engine *e, const json_t *rec, ax_error *err)
 out:
 	if (lfd >= 0)
 		close(lfd);
+	if (cfd >= 0)
+		close(cfd);
 	if (tp[0] >= 0)
 		close(tp[0]);
 	if (tp[1] >= 0)
@@ -929,6 +936,7 @@ static void destroy(ax_engine *e, const char *id, json_t *rec)
 	char *dir = ax_store_dir(e, id);
 
 	handle_of(rec, &h);
+	ax_endpoints_drop(e, id);
 	/* Also without a runtime (an engine that died while spawning it): its
 	 * processes and cgroups are then found by id alone. */
 	if (ax_rt_kill(&h, id, &err) < 0)
@@ -993,31 +1001,6 @@ static void renew(ax_engine *e, const char *id, json_t *rec, const ax_req *req, 
 		resp->body = json_pack("{s:s}", "expiresAt", canon);
 	}
 	json_decref(body);
-}
-
-static void endpoint(ax_engine *e, json_t *rec, const char *port_s, ax_resp *resp)
-{
-	const json_t *rt = json_object_get(rec, "runtime");
-	char *end, ep[64];
-	long port;
-
-	(void)e;
-	errno = 0;
-	port = strtol(port_s, &end, 10);
-	if (errno || end == port_s || *end || port < 1 || port > 65535) {
-		ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER", "port must be an integer from 1 to 65535");
-		return;
-	}
-	resp->status = 200;
-	/* execd and the AIO runtime are both served by the agent, behind its token. */
-	if (port == EXECD_PORT || port == AIO_PORT) {
-		snprintf(ep, sizeof ep, "127.0.0.1:%lld", (long long)json_integer_value(json_object_get(rt, "agentPort")));
-		resp->body = json_pack("{s:s, s:{s:O}}", "endpoint", ep, "headers", "X-EXECD-ACCESS-TOKEN",
-				       json_object_get(rt, "token"));
-	} else {
-		snprintf(ep, sizeof ep, "127.0.0.1:%ld", port);
-		resp->body = json_pack("{s:s}", "endpoint", ep);
-	}
 }
 
 static void patch_metadata(ax_engine *e, json_t *rec, const ax_req *req, ax_resp *resp)
@@ -1109,7 +1092,7 @@ void ax_sandboxes_route(ax_engine *e, const ax_req *req, ax_resp *resp)
 		/* The agent's port and token are known once it started. */
 		rec = settled(e, id);
 		if (rec)
-			endpoint(e, rec, tail + 11, resp);
+			ax_endpoint(e, rec, tail + 11, resp);
 		else
 			ax_resp_error(resp, 404, "SANDBOX::NOT_FOUND", "sandbox %s not found", id);
 	} else {

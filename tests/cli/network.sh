@@ -2,6 +2,7 @@
 # Network isolation (issue 21): a sandbox has its own network namespace with
 # its own loopback, reaches other hosts through a user-mode stack, and
 # cannot reach the host's loopback, other sandboxes or link-local addresses;
+# the host reaches its ports only through endpoints the engine forwards.
 #
 # The whole test runs in a network namespace of its own (re-executed under
 # unshare -n): the engine, its user-mode stacks and the stand-in upstream
@@ -120,6 +121,35 @@ run curl -sS -m 5 http://127.0.0.1:8123/
 run allox run -- "$B" 'curl -sS -m 5 http://127.0.0.1:8123/'
 [ "$rc" -ne 0 ] || fail "A's server is reachable from B"
 
+t "sandbox endpoint --port forwards from the host's loopback into the sandbox"
+run allox sandbox endpoint --port 8123 -o json
+expect_rc 0
+url=$(jq -r .url "$TMP/out")
+case "$url" in http://127.0.0.1:*) ;; *) fail "url $url" ;; esac
+[ "$(jq -r .port "$TMP/out")" = 8123 ] || fail "port"
+run curl -sS -m 10 "$url/"
+expect_out "from the sandbox"
+# A second request gets the same forwarder; a big body streams through.
+run allox sandbox endpoint --port 8123 -o raw
+[ "$(tail -1 "$TMP/out")" = "$url" ] || fail "a second endpoint differs: $(tail -1 "$TMP/out")"
+inside 'head -c 20000000 /dev/urandom > /home/gem/www/big && sha256sum < /home/gem/www/big'
+want=$(cut -d' ' -f1 "$TMP/out")
+got=$(curl -sS -m 60 "$url/big" | sha256sum | cut -d' ' -f1)
+[ "$got" = "$want" ] || fail "20 MB through the endpoint: $got, expected $want"
+# Other sandboxes cannot use it: the host's loopback is out of their reach.
+port=${url##*:}
+run allox run -- "$B" "curl -sS -m 5 http://127.0.0.1:$port/; curl -sS -m 5 http://10.0.2.2:$port/"
+grep -q "from the sandbox" "$TMP/out" && fail "B reached A's endpoint"
+
+t "the endpoint of a port nothing listens on is an error, not an address"
+run allox sandbox endpoint --port 8124 -o json
+expect_rc 1
+grep -q "nothing listens on port 8124" "$TMP/err" || fail "message"
+code=$(curl -s -o "$TMP/body" -w '%{http_code}' --unix-socket "$ALLOX_HOME/run/engine.sock" \
+	"http://x/v1/sandboxes/$A/endpoints/8124")
+[ "$code" = 404 ] || fail "lifecycle answer $code"
+jq -e '.code == "SANDBOX::PORT_NOT_LISTENING"' "$TMP/body" >/dev/null || fail "code: $(cat "$TMP/body")"
+
 t "the stack is the sandbox's unprivileged host uid, and ends with the sandbox"
 np=$(rec "$A" .runtime.netPid)
 [ -n "$np" ] && [ "$np" -gt 0 ] || fail "no netPid"
@@ -143,6 +173,12 @@ expect_out "lo "
 inside "curl -sS -m 5 http://$UPSTREAM:$UPPORT/up.txt"
 [ "$rc" -ne 0 ] || fail "upstream reached"
 [ "$(rec "$N" .runtime.netPid)" = 0 ] || fail "a stack runs"
+inside 'cd /home/gem && (nohup python3 -m http.server 8125 --bind 127.0.0.1 >/dev/null 2>&1 &);
+	for i in $(seq 100); do curl -s -o /dev/null http://127.0.0.1:8125/ && break; sleep 0.1; done'
+run allox sandbox endpoint --port 8125 -o json
+expect_rc 0
+run curl -sS -m 10 -o /dev/null -w '%{http_code}\n' "$(jq -r .url "$TMP/out")/"
+expect_out "200"
 allox sandbox kill "$N" >/dev/null
 
 t "--network host: the host's namespace, its loopback services in reach (unsafe opt-out)"
@@ -152,6 +188,9 @@ H=$(jq -r .id "$TMP/out")
 [ "$(rec "$H" .network)" = host ] || fail "record"
 inside "curl -sS -m 5 http://127.0.0.1:$HOSTPORT/"
 expect_out "from the host"
+run allox sandbox endpoint --port "$HOSTPORT" -o json
+expect_rc 0
+[ "$(jq -r .url "$TMP/out")" = "http://127.0.0.1:$HOSTPORT" ] || fail "url $(jq -r .url "$TMP/out")"
 allox sandbox kill "$H" >/dev/null
 
 t "an unknown network mode is refused"

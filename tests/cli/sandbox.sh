@@ -32,7 +32,8 @@ expect_out "{
   \"image\": \"host\",
   \"cpu\": \"1\",
   \"memory\": \"2Gi\",
-  \"pids\": \"1024\"
+  \"pids\": \"1024\",
+  \"network\": \"isolated\"
 }"
 run allox sandbox endpoint "$ID" -o json
 jq -e --arg id "$ID" '.sandbox_id == $id' "$TMP/out" >/dev/null || fail "endpoint"
