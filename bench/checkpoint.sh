@@ -17,7 +17,7 @@ bench_home
 floor_cp() {
 	rm -rf "$work/copy"
 	t0=$EPOCHREALTIME
-	cp -a "$ALLOX_HOME/engine/sandboxes/$src/layer" "$work/copy" || exit 1
+	cp -a "$ALLOX_HOME/engine/sandboxes/$src/writable/layer" "$work/copy" || exit 1
 	t1=$EPOCHREALTIME
 	ms_between "$t0" "$t1" >>"$work/cp$1"
 }

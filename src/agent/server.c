@@ -6,16 +6,22 @@
 #include <unistd.h>
 
 #include "auth.h"
+#include "listen_gate.h"
 #include "log.h"
 #include "secret.h"
 
 #define DEFAULT_BODY_MAX ((size_t)1 << 20)
-/* Connections are threads; this bounds them. */
 #define CONNECTION_MEMORY (512 * 1024)
-#define CONNECTION_LIMIT 128u
-/* Idle keep-alive connections are closed after this; a streaming response
- * that is waiting for output is not idle. */
+/* Connections are threads, but only ones with a request: the gate
+ * (listen_gate.h) holds the rest, and unauthenticated ones are answered and
+ * closed at once. So this bounds the owner's own concurrency. */
+#define CONNECTION_LIMIT 256u
+/* An authenticated connection left idle (keep-alive) is closed after this;
+ * a streaming response that is waiting for output is not idle. */
 #define IDLE_TIMEOUT_S 300u
+/* Until the token is checked: the gate only passes on whole headers, so this
+ * only matters should MHD still wait for something the gate took for one. */
+#define UNAUTHENTICATED_TIMEOUT_S 10u
 
 static const char unauthorized[] =
 	"{\"error\":\"Unauthorized: missing or invalid " AG_TOKEN_HEADER "\"}";
@@ -64,8 +70,12 @@ static enum MHD_Result reply_unauthorized(struct ag_req *req)
 	struct MHD_Response *resp = MHD_create_response_from_buffer(
 		sizeof unauthorized - 1, (void *)unauthorized, MHD_RESPMEM_PERSISTENT);
 
-	if (resp)
+	if (resp) {
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+		/* Keep-alive is for the owner: a peer without the token must not
+		 * park on a connection thread. */
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+	}
 	return ag_reply_queue(req, MHD_HTTP_UNAUTHORIZED, resp);
 }
 
@@ -122,6 +132,7 @@ static enum MHD_Result begin(struct ag_server *srv, struct ag_req *req)
 		given = NULL;
 	if (!ax_secret_equal(ctx->token, ctx->token_len, given, given_len))
 		return reply_unauthorized(req);
+	MHD_set_connection_option(req->conn, MHD_CONNECTION_OPTION_TIMEOUT, IDLE_TIMEOUT_S);
 	req->route = find_route(srv->routes, req, allow, sizeof allow);
 	if (!req->route) {
 		if (allow[0])
@@ -220,45 +231,63 @@ static void __attribute__((format(printf, 2, 0))) on_mhd_log(void *cls, const ch
 	ag_vlog(fmt, ap);
 }
 
+/* On the gate's thread: a connection whose request header has arrived. */
+static void pass_to_mhd(void *cls, int fd, const struct sockaddr *addr, socklen_t addrlen)
+{
+	struct ag_server *srv = cls;
+
+	/* MHD closes FD itself when it refuses it (at CONNECTION_LIMIT). */
+	MHD_add_connection(srv->daemon, fd, addr, addrlen);
+}
+
 int ag_server_start(struct ag_server *srv, int listen_fd, const struct ag_ctx *ctx,
 		    const struct ag_route *routes, ax_error *err)
 {
 	/* A thread per connection: handlers and streaming content readers may
 	 * block on a child's output without stalling other clients. Threads
-	 * only touch the stack they use, so resident memory stays small. */
+	 * only touch the stack they use, so resident memory stays small. The
+	 * gate accepts, so that idle and slow peers get no thread. */
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
-			 MHD_USE_POLL | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+			 MHD_USE_POLL | MHD_USE_ITC | MHD_USE_ERROR_LOG | MHD_USE_NO_LISTEN_SOCKET;
 
 	srv->ctx = ctx;
 	srv->routes = routes;
+	srv->listen_fd = listen_fd;
+	srv->gate = NULL;
 	srv->daemon = MHD_start_daemon(flags, 0, NULL, NULL, on_request, srv,
 				       MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, NULL,
-				       MHD_OPTION_LISTEN_SOCKET, (MHD_socket)listen_fd,
 				       MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
 				       MHD_OPTION_CONNECTION_LIMIT, CONNECTION_LIMIT,
-				       MHD_OPTION_CONNECTION_TIMEOUT, IDLE_TIMEOUT_S,
+				       MHD_OPTION_CONNECTION_TIMEOUT, UNAUTHENTICATED_TIMEOUT_S,
 				       /* Uploads arrive in pieces of about half this; the 32 KiB
 				        * default costs a poll+recv+write per 16 KiB. */
 				       MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONNECTION_MEMORY,
 				       MHD_OPTION_END);
 	if (!srv->daemon)
 		return ax_fail(err, AX_EXIT_FAILURE, "SERVER", "cannot start the HTTP server on fd %d", listen_fd);
+	if (ax_gate_start(&srv->gate, listen_fd, NULL, pass_to_mhd, srv, err) < 0) {
+		MHD_stop_daemon(srv->daemon);
+		srv->daemon = NULL;
+		return -1;
+	}
 	return 0;
 }
 
 void ag_server_quiesce(struct ag_server *srv)
 {
-	MHD_socket fd;
-
-	if (!srv->daemon)
+	if (!srv->gate)
 		return;
-	fd = MHD_quiesce_daemon(srv->daemon);
-	if (fd != MHD_INVALID_SOCKET)
-		close(fd);
+	ax_gate_stop(srv->gate);
+	srv->gate = NULL;
+	close(srv->listen_fd);
+	srv->listen_fd = -1;
 }
 
 void ag_server_stop(struct ag_server *srv)
 {
+	/* The gate first: it hands connections to the daemon. */
+	ax_gate_stop(srv->gate);
+	srv->gate = NULL;
 	if (srv->daemon)
 		MHD_stop_daemon(srv->daemon);
 	srv->daemon = NULL;

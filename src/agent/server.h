@@ -1,5 +1,6 @@
-/* The HTTP server: libmicrohttpd on an inherited listening socket, the
- * access-token check and dispatch through the route table (route.h). */
+/* The HTTP server: libmicrohttpd behind a gate (listen_gate.h) on an
+ * inherited listening socket, the access-token check and dispatch through
+ * the route table (route.h). */
 #ifndef ALLOX_AGENT_SERVER_H
 #define ALLOX_AGENT_SERVER_H
 
@@ -9,6 +10,8 @@
 /* Must stay at one address while running: connection threads point at it. */
 struct ag_server {
 	struct MHD_Daemon *daemon;
+	struct ax_gate *gate;
+	int listen_fd;
 	const struct ag_ctx *ctx;
 	const struct ag_route *routes;
 };

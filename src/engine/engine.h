@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <jansson.h>
 
@@ -33,6 +34,7 @@ typedef struct ax_engine {
 	ax_uidrange uids;      /* host uid ranges sandboxes are mapped to */
 	bool nesting;          /* sandboxes may create user namespaces (--allow-nesting) */
 	long long console_log_max; /* bytes: console.log's cap, and console.log.1's (--console-log-max) */
+	struct rlimit nofile;  /* RLIMIT_NOFILE as the engine was started, which sandboxes get back */
 	char host_mask[4096];  /* under lock: the host image's mask layer (host_mask.c), "" = none */
 	long long host_mask_ms;/* CLOCK_MONOTONIC ms of its last scan */
 	/* resourceLimits a create does not give (--default-cpu, -memory, -pids),

@@ -8,14 +8,26 @@
 #include <sys/random.h>
 #include <microhttpd.h>
 
+#include "listen_gate.h"
 #include "secret.h"
 
 #define MAX_BODY (1024 * 1024)
+/* Connections are threads, but only ones with a request: the gate
+ * (listen_gate.h) holds the rest, and requests without the key are
+ * answered and closed at once. So this bounds keyed clients' concurrency. */
+#define CONNECTION_LIMIT 1024u
+/* A connection with the key (or on the unix socket) left idle (keep-alive)
+ * is closed after this. */
+#define IDLE_TIMEOUT_S 120u
+/* Until the key is checked: the gate only passes on whole headers, so this
+ * only matters should MHD still wait for something the gate took for one. */
+#define UNAUTHENTICATED_TIMEOUT_S 10u
 
 typedef struct conn_state {
 	char *body;
 	size_t len;
 	bool too_large;
+	bool keyless;   /* TCP without the key: only /health gets this far */
 } conn_state;
 
 void ax_resp_error(ax_resp *resp, int status, const char *code, const char *fmt, ...)
@@ -63,7 +75,8 @@ static void request_id(struct MHD_Connection *c, char out[65])
 		out += sprintf(out, "%02x%s", raw[i], i == 3 || i == 5 || i == 7 || i == 9 ? "-" : "");
 }
 
-static enum MHD_Result answer(struct MHD_Connection *c, const ax_resp *r, const char *rid)
+/* MUST_CLOSE: end the connection after the answer (no keep-alive). */
+static enum MHD_Result answer(struct MHD_Connection *c, const ax_resp *r, const char *rid, bool must_close)
 {
 	char *text = r->body ? json_dumps(r->body, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
 	struct MHD_Response *m;
@@ -82,9 +95,49 @@ static enum MHD_Result answer(struct MHD_Connection *c, const ax_resp *r, const 
 		MHD_add_response_header(m, MHD_HTTP_HEADER_LOCATION, r->location);
 	if (r->size_header[0])
 		MHD_add_response_header(m, "X-Allox-Snapshot-Size", r->size_header);
+	if (must_close)
+		MHD_add_response_header(m, MHD_HTTP_HEADER_CONNECTION, "close");
 	ret = MHD_queue_response(c, (unsigned)r->status, m);
 	MHD_destroy_response(m);
 	return ret;
+}
+
+/* The original server mounts every route with and without /v1. */
+static const char *route_path(const char *url)
+{
+	return strncmp(url, "/v1/", 4) == 0 ? url + 3 : url;
+}
+
+/* First call, the header in and no body read yet: check the key here, so a
+ * client without it is answered (and closed) before it can send a body or
+ * keep the connection. */
+static enum MHD_Result begin(const ax_http_server *s, struct MHD_Connection *c, const char *url, conn_state *st)
+{
+	const char *key;
+	ax_resp resp = { 0 };
+	char rid[65];
+	enum MHD_Result ret;
+
+	if (s->require_key) {
+		key = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "OPEN-SANDBOX-API-KEY");
+		if (!key || !*key)
+			ax_resp_error(&resp, 401, "MISSING_API_KEY", "Authentication credentials are missing");
+		else if (!ax_secret_equal(s->engine->api_key, strlen(s->engine->api_key), key, strlen(key)))
+			ax_resp_error(&resp, 401, "INVALID_API_KEY", "Authentication credentials are invalid");
+	}
+	if (resp.status && strncmp(route_path(url), "/health", 7) == 0) {
+		json_decref(resp.body);
+		st->keyless = true;
+		return MHD_YES;
+	}
+	if (resp.status) {
+		request_id(c, rid);
+		ret = answer(c, &resp, rid, true);
+		json_decref(resp.body);
+		return ret;
+	}
+	MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, IDLE_TIMEOUT_S);
+	return MHD_YES;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
@@ -103,7 +156,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		if (!st)
 			return MHD_NO;
 		*con_cls = st;
-		return MHD_YES;
+		return begin(s, c, url, st);
 	}
 	if (*upload_size) {
 		if (st->len + *upload_size > MAX_BODY) {
@@ -126,26 +179,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	memset(&req, 0, sizeof req);
 	req.method = method;
 	req.host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
-	/* The original server mounts every route with and without /v1. */
-	req.path = strncmp(url, "/v1/", 4) == 0 ? url + 3 : url;
+	req.path = route_path(url);
 	req.body = st->body;
 	req.body_len = st->len;
 	req.query = json_object();
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_arg, req.query);
 
-	if (st->too_large) {
+	if (st->too_large)
 		ax_resp_error(&resp, 413, "SANDBOX::INVALID_PARAMETER", "request body larger than %d bytes", MAX_BODY);
-	} else if (s->require_key && strncmp(req.path, "/health", 7) != 0) {
-		const char *key = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "OPEN-SANDBOX-API-KEY");
-
-		if (!key || !*key)
-			ax_resp_error(&resp, 401, "MISSING_API_KEY", "Authentication credentials are missing");
-		else if (!ax_secret_equal(s->engine->api_key, strlen(s->engine->api_key), key, strlen(key)))
-			ax_resp_error(&resp, 401, "INVALID_API_KEY", "Authentication credentials are invalid");
-	}
-	if (!resp.status)
+	else
 		ax_engine_handle(s->engine, &req, &resp);
-	ret = answer(c, &resp, rid);
+	ret = answer(c, &resp, rid, st->keyless);
 	json_decref(resp.body);
 	json_decref(req.query);
 	return ret;
@@ -165,22 +209,42 @@ static void on_done(void *cls, struct MHD_Connection *c, void **con_cls, enum MH
 	}
 }
 
+/* On the gate's thread: a connection whose request header has arrived. */
+static void pass_to_mhd(void *cls, int fd, const struct sockaddr *addr, socklen_t addrlen)
+{
+	ax_http_server *srv = cls;
+
+	/* MHD closes FD itself when it refuses it (at CONNECTION_LIMIT). */
+	MHD_add_connection(srv->daemon, fd, addr, addrlen);
+}
+
 int ax_http_serve(ax_http_server *srv, ax_engine *e, int fd, bool require_key, ax_error *err)
 {
 	srv->engine = e;
 	srv->require_key = require_key;
+	srv->gate = NULL;
+	/* A thread per connection (handlers block: a create waits for its
+	 * sandbox), but the gate accepts, so idle and slow peers get none. */
 	srv->daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
-				     MHD_USE_POLL | MHD_USE_ERROR_LOG,
-			     0, NULL, NULL, on_request, srv, MHD_OPTION_LISTEN_SOCKET, fd,
-			     MHD_OPTION_NOTIFY_COMPLETED, on_done, NULL, MHD_OPTION_CONNECTION_TIMEOUT,
-			     (unsigned)120, MHD_OPTION_THREAD_STACK_SIZE, (size_t)(256 * 1024), MHD_OPTION_END);
+				     MHD_USE_POLL | MHD_USE_ITC | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ERROR_LOG,
+			     0, NULL, NULL, on_request, srv, MHD_OPTION_NOTIFY_COMPLETED, on_done, NULL,
+			     MHD_OPTION_CONNECTION_LIMIT, CONNECTION_LIMIT, MHD_OPTION_CONNECTION_TIMEOUT,
+			     UNAUTHENTICATED_TIMEOUT_S, MHD_OPTION_THREAD_STACK_SIZE, (size_t)(256 * 1024), MHD_OPTION_END);
 	if (!srv->daemon)
 		return ax_fail(err, AX_EXIT_FAILURE, "ENGINE", "cannot start the HTTP server");
+	if (ax_gate_start(&srv->gate, fd, NULL, pass_to_mhd, srv, err) < 0) {
+		MHD_stop_daemon(srv->daemon);
+		srv->daemon = NULL;
+		return -1;
+	}
 	return 0;
 }
 
 void ax_http_stop(ax_http_server *srv)
 {
+	/* The gate first: it hands connections to the daemon. */
+	ax_gate_stop(srv->gate);
+	srv->gate = NULL;
 	if (srv->daemon)
 		MHD_stop_daemon(srv->daemon);
 	srv->daemon = NULL;

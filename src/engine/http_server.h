@@ -4,11 +4,13 @@
 #include "engine.h"
 
 struct MHD_Daemon;
+struct ax_gate;
 
 /* One listening socket's server. Connection threads point at it, so it must
  * stay at one address (the caller's) until ax_http_stop. */
 typedef struct ax_http_server {
 	struct MHD_Daemon *daemon;
+	struct ax_gate *gate;       /* accepts; see listen_gate.h */
 	ax_engine *engine;
 	bool require_key;
 } ax_http_server;

@@ -9,85 +9,25 @@
 #include "engine.h"
 #include "layer_copy.h"
 #include "runtime.h"
+#include "tool.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <fts.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define CP_PATH "/bin/cp"
-
-extern char **environ;
-
-/* Keep the last line cp wrote to stderr for the error message. */
-static void last_line(int fd, char *out, size_t size)
-{
-	char buf[4096];
-	size_t used = 0;
-	ssize_t n;
-
-	out[0] = '\0';
-	while ((n = read(fd, buf + used, sizeof buf - 1 - used)) > 0 || (n < 0 && errno == EINTR)) {
-		if (n < 0)
-			continue;
-		used += (size_t)n;
-		if (used == sizeof buf - 1) {
-			/* Keep the tail only. */
-			memmove(buf, buf + used / 2, used - used / 2);
-			used -= used / 2;
-		}
-	}
-	buf[used] = '\0';
-	while (used && buf[used - 1] == '\n')
-		buf[--used] = '\0';
-	{
-		const char *nl = strrchr(buf, '\n'), *line = nl ? nl + 1 : buf;
-		size_t len = strlen(line);
-
-		if (len >= size)
-			len = size - 1;
-		memcpy(out, line, len);
-		out[len] = '\0';
-	}
-}
 
 static int cp_a(const char *src, const char *dst, ax_error *err)
 {
 	char *const argv[] = { (char *)"cp", (char *)"-a", (char *)"--reflink=auto", (char *)"--",
 			       (char *)src, (char *)dst, NULL };
-	posix_spawn_file_actions_t fa;
-	int pipefd[2], status, rc;
-	char msg[512];
-	pid_t pid;
 
-	if (pipe2(pipefd, O_CLOEXEC) < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot copy the layer: %s", strerror(errno));
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2);
-	posix_spawn_file_actions_adddup2(&fa, 2, 1);
-	rc = posix_spawn(&pid, CP_PATH, &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(pipefd[1]);
-	if (rc != 0) {
-		close(pipefd[0]);
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot run %s: %s", CP_PATH, strerror(rc));
-	}
-	last_line(pipefd[0], msg, sizeof msg);
-	close(pipefd[0]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot wait for cp: %s", strerror(errno));
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "copying the layer failed: %s",
-			       msg[0] ? msg : "cp ended abnormally");
-	return 0;
+	return ax_tool_run(CP_PATH, argv, "copying the layer", err);
 }
 
 /* What cp -a made, as the in-process copy counts it. */

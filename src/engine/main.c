@@ -47,9 +47,13 @@ typedef struct options {
  * bomb long before the host's pid space runs out. */
 #define DEFAULT_MEMORY "2Gi"
 #define DEFAULT_PIDS "1024"
+/* A bound on the writable layer, so that no sandbox fills the host's disk
+ * by default; its image is sparse, so an unused bound costs nothing. */
+#define DEFAULT_DISK "10Gi"
 
-/* The option that sets each default; ephemeral-storage has none. */
-static const char *const default_flag[AX_LIMIT_N] = { "--default-cpu", "--default-memory", "--default-pids", NULL };
+/* The option that sets each default. */
+static const char *const default_flag[AX_LIMIT_N] = { "--default-cpu", "--default-memory", "--default-pids",
+						       "--default-disk" };
 
 static int parse_uint(const char *s, unsigned min, unsigned max, unsigned *out)
 {
@@ -102,6 +106,7 @@ static void usage(FILE *f)
 {
 	fputs("Usage: allox-engine [--home DIR] [--listen HOST:PORT [--api-key-file FILE | --insecure]] [--foreground]\n"
 	      "                    [--default-cpu CPUS] [--default-memory SIZE] [--default-pids N]\n"
+	      "                    [--default-disk SIZE]\n"
 	      "                    [--uid-base UID] [--uid-ranges N] [--allow-nesting] [--console-log-max SIZE]\n"
 	      "\n"
 	      "The local OpenSandbox lifecycle server behind allox-cli. It serves a unix socket in\n"
@@ -120,6 +125,8 @@ static void usage(FILE *f)
 	      "                       (default: " DEFAULT_MEMORY ")\n"
 	      "  --default-pids N     process limit of sandboxes that ask for none, or none\n"
 	      "                       (default: " DEFAULT_PIDS ")\n"
+	      "  --default-disk SIZE  size of the writable layer of sandboxes that ask for none, or\n"
+	      "                       none (default: " DEFAULT_DISK ")\n"
 	      "  --uid-base UID       first host uid of the sandboxes' uid ranges (default 1073741824)\n"
 	      "  --uid-ranges N       how many ranges of 65536 uids to use from there (default 4096)\n"
 	      "  --allow-nesting      let sandboxes create user namespaces (nested sandboxes)\n"
@@ -140,6 +147,7 @@ static int parse_args(int argc, char **argv, options *o)
 		{ "default-cpu", required_argument, NULL, 'C' },
 		{ "default-memory", required_argument, NULL, 'M' },
 		{ "default-pids", required_argument, NULL, 'P' },
+		{ "default-disk", required_argument, NULL, 'D' },
 		{ "uid-base", required_argument, NULL, 'u' },
 		{ "uid-ranges", required_argument, NULL, 'r' },
 		{ "allow-nesting", no_argument, NULL, 'N' },
@@ -154,7 +162,7 @@ static int parse_args(int argc, char **argv, options *o)
 	o->default_limit[AX_LIMIT_CPU] = "none";
 	o->default_limit[AX_LIMIT_MEMORY] = DEFAULT_MEMORY;
 	o->default_limit[AX_LIMIT_PIDS] = DEFAULT_PIDS;
-	o->default_limit[AX_LIMIT_DISK] = "none";
+	o->default_limit[AX_LIMIT_DISK] = DEFAULT_DISK;
 	while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
 		switch (c) {
 		case 'H': o->home = optarg; break;
@@ -165,6 +173,7 @@ static int parse_args(int argc, char **argv, options *o)
 		case 'C': o->default_limit[AX_LIMIT_CPU] = optarg; break;
 		case 'M': o->default_limit[AX_LIMIT_MEMORY] = optarg; break;
 		case 'P': o->default_limit[AX_LIMIT_PIDS] = optarg; break;
+		case 'D': o->default_limit[AX_LIMIT_DISK] = optarg; break;
 		case 'N': o->nesting = true; break;
 		case 'u':
 			if (parse_uint(optarg, AX_UIDRANGE_SIZE, UINT_MAX - AX_UIDRANGE_SIZE, &o->uid_base) < 0) {
@@ -260,7 +269,7 @@ static int unix_listener(const char *path, ax_error *err)
 	/* We hold the engine lock, so a socket file left here is stale. */
 	unlink(path);
 	old = umask(0177);
-	if (bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(fd, 128) < 0) {
+	if (bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(fd, SOMAXCONN) < 0) {
 		umask(old);
 		close(fd);
 		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot listen on %s: %s", path, strerror(errno));
@@ -290,7 +299,7 @@ static int tcp_listener(const char *hostport, ax_error *err)
 		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "--listen %s: %s", hostport, gai_strerror(rc));
 	fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
-	    bind(fd, res->ai_addr, res->ai_addrlen) < 0 || listen(fd, 128) < 0) {
+	    bind(fd, res->ai_addr, res->ai_addrlen) < 0 || listen(fd, SOMAXCONN) < 0) {
 		rc = errno;
 		if (fd >= 0)
 			close(fd);
@@ -329,6 +338,24 @@ static char *read_key(const options *o, ax_error *err)
 		return NULL;
 	}
 	return key;
+}
+
+/* Each connection waiting for its request header holds a descriptor
+ * (listen_gate.h), so take as many as the hard limit allows; *WAS gets the
+ * limits as given, for the sandboxes (runtime_spawn.c). */
+static void raise_nofile(struct rlimit *was)
+{
+	struct rlimit rl;
+
+	memset(was, 0, sizeof *was);
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return;
+	*was = rl;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		/* Should it fail, the gate holds fewer connections, that is all. */
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 }
 
 /* Detach; the parent exits only once the child reports that it serves (or why it can't). */
@@ -390,6 +417,7 @@ int main(int argc, char **argv)
 		return 2;
 	memset(&e, 0, sizeof e);
 	memset(&err, 0, sizeof err);
+	raise_nofile(&e.nofile);
 	h = o.home ? o.home : getenv("ALLOX_HOME");
 	if (h && *h)
 		e.home = strdup(h);
@@ -470,10 +498,11 @@ int main(int argc, char **argv)
 	if (e.log)
 		fcntl(fileno(e.log), F_SETFD, FD_CLOEXEC);
 	ax_engine_log(&e, "allox-engine %s starting for %s (agent %s)", PACKAGE_VERSION, e.home, e.agent_path);
-	ax_engine_log(&e, "default limits: cpu %s, memory %s, pids %s",
+	ax_engine_log(&e, "default limits: cpu %s, memory %s, pids %s, disk %s",
 		      e.default_limit[AX_LIMIT_CPU][0] ? e.default_limit[AX_LIMIT_CPU] : "none",
 		      e.default_limit[AX_LIMIT_MEMORY][0] ? e.default_limit[AX_LIMIT_MEMORY] : "none",
-		      e.default_limit[AX_LIMIT_PIDS][0] ? e.default_limit[AX_LIMIT_PIDS] : "none");
+		      e.default_limit[AX_LIMIT_PIDS][0] ? e.default_limit[AX_LIMIT_PIDS] : "none",
+		      e.default_limit[AX_LIMIT_DISK][0] ? e.default_limit[AX_LIMIT_DISK] : "none");
 	if (access(e.agent_path, X_OK) < 0)
 		ax_engine_log(&e, "warning: agent %s is not executable", e.agent_path);
 	ax_rt_hold_freezer();

@@ -6,6 +6,8 @@
  * because one overlay with lowerdir=/ would expose /home, /root, /tmp... and
  * overlapping layers fail with ELOOP.
  * rootfs image: one overlay lower=<rootfs> upper=layer/top.
+ * The upper directories (layer/...) and the overlays' work directories live
+ * on the sandbox's disk (disk.h), which bounds their size.
  * Checkpoint layers stack above the image in both cases.
  *
  * Every lower is an idmapped bind (AX_OP_IDMAP) staged under
@@ -26,6 +28,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "disk.h"
 #include "fs.h"
 #include "untrusted.h"
 
@@ -163,8 +166,8 @@ static int add_overlay(ctx *c, const char *name, const char *image_lower, const 
 
 	char lower[PATH_MAX + 64];
 
-	snprintf(upper, sizeof upper, "%s/layer/%s", c->sd, name);
-	snprintf(work, sizeof work, "%s/work/%s", c->sd, name);
+	snprintf(upper, sizeof upper, "%s/" AX_DISK_UPPER "/%s", c->sd, name);
+	snprintf(work, sizeof work, "%s/" AX_DISK_WORK "/%s", c->sd, name);
 	if (mkdir_like(c, upper, like, 0755, err) < 0)
 		return -1;
 	/* The work directory stays root's: only the overlay (mounted by host root) uses it. */
@@ -305,7 +308,7 @@ static void hide_var_tmp(ctx *c)
 	for (size_t i = 0; i < c->layers.n; i++)
 		if (ax_untrusted_type(c->layers.v[i], "var/tmp") == S_IFDIR)
 			return;
-	snprintf(path, sizeof path, "%s/layer/var", c->sd);
+	snprintf(path, sizeof path, "%s/" AX_DISK_UPPER "/var", c->sd);
 	var = ax_untrusted_root(path);
 	if (var < 0 || mkdirat(var, "tmp", 01777) < 0) {
 		if (var >= 0)
@@ -376,7 +379,7 @@ static int plan_rootfs(ctx *c, const char *path, ax_error *err)
 		struct stat st;
 
 		snprintf(lower, sizeof lower, "%s/%s", root, needed[i].name);
-		snprintf(upper, sizeof upper, "%s/layer/top/%s", c->sd, needed[i].name);
+		snprintf(upper, sizeof upper, "%s/" AX_DISK_UPPER "/top/%s", c->sd, needed[i].name);
 		if (lstat(lower, &st) == 0 && !S_ISDIR(st.st_mode))
 			continue;
 		if (lstat(upper, &st) < 0 && mkdir_like(c, upper, lower, needed[i].mode, err) < 0)
@@ -387,7 +390,8 @@ static int plan_rootfs(ctx *c, const char *path, ax_error *err)
 
 static int setup_dirs(ctx *c, ax_error *err)
 {
-	static const char *const sub[] = { "layer", "work", "merged", "idmap" };
+	static const char *const sub[] = { "merged", "idmap" };
+	char templates[PATH_MAX + 16];
 
 	for (size_t i = 0; i < sizeof sub / sizeof sub[0]; i++) {
 		char path[PATH_MAX + 16];
@@ -396,6 +400,9 @@ static int setup_dirs(ctx *c, ax_error *err)
 		if (mkdir(path, 0700) < 0 && errno != EEXIST)
 			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create %s: %s", path, strerror(errno));
 	}
+	snprintf(templates, sizeof templates, "%s/disks", c->images);
+	if (ax_disk_setup(c->sd, templates, c->spec->disk_bytes, err) < 0)
+		return -1;
 	/* Bound over host files the sandbox may not read (cover_masked): empty,
 	 * and host root's, so unreadable inside as well. */
 	snprintf(c->empty_file, sizeof c->empty_file, "%s/idmap/empty", c->sd);

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "disk.h"
 #include "fs.h"
 
 /* 1 and the PT_INTERP path in OUT for a dynamic ELF64 binary, else 0. */
@@ -195,14 +196,14 @@ int ax_resolv_plan(const char *sd, const ax_host_layout *hl, unsigned uid_base, 
 	if (hop == 8 || exposed(hl, path) || !realpath("/etc/resolv.conf", real) || stat(real, &st) < 0 ||
 	    !S_ISREG(st.st_mode))
 		return 0;
-	snprintf(upper, sizeof upper, "%s/layer/top%s", sd, path);
+	snprintf(upper, sizeof upper, "%s/" AX_DISK_UPPER "/top%s", sd, path);
 	if (ax_mkdir_parent(upper, 0755, err) < 0)
 		return -1;
 	if (symlink("/.allox/resolv.conf", upper) < 0 && errno != EEXIST)
 		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create %s: %s", upper, strerror(errno));
 	/* What we made in the fresh upper layer belongs to the sandbox's root,
 	 * or its /run would be an unwritable stranger's directory inside. */
-	for (char *slash = strchr(upper + strlen(sd) + strlen("/layer/top/"), '/'); slash; slash = strchr(slash + 1, '/')) {
+	for (char *slash = strchr(upper + strlen(sd) + strlen("/" AX_DISK_UPPER "/top/"), '/'); slash; slash = strchr(slash + 1, '/')) {
 		char c = *slash;
 
 		*slash = '\0';

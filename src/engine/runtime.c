@@ -366,6 +366,8 @@ static int spawn(const ax_rt_spec *s, const ax_rootfs *rf, const ax_cgroup *cg, 
 	sp.userns_fd = l->userns_fd;
 	sp.seccomp_fd = l->seccomp_fd;
 	sp.uid_base = s->uid_base;
+	sp.nofile.rlim_cur = s->nofile_cur;
+	sp.nofile.rlim_max = s->nofile_max;
 	if (l->netns_fd >= 0) {
 		memset(&net, 0, sizeof net);
 		net.netns_fd = l->netns_fd;

@@ -7,6 +7,7 @@
 #define ALLOX_RUNTIME_H
 
 #include <stdbool.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #include "error.h"
@@ -49,6 +50,8 @@ typedef struct ax_rt_spec {
 	long long memory_bytes;      /* 0 = no limit */
 	long long pids_max;          /* 0 = no limit; counts bwrap's monitor process too */
 	long long cpu_millis;        /* CPU time per wall time, in millicores (1000 = one CPU); 0 = no limit */
+	long long disk_bytes;        /* size of the writable layer's file system (disk.h); 0 = no bound */
+	rlim_t nofile_cur, nofile_max; /* RLIMIT_NOFILE of PID 1 (bwrap too); 0, 0 = the caller's */
 } ax_rt_spec;
 
 typedef struct ax_rt_handle {
@@ -96,5 +99,9 @@ long long ax_rt_now_ms(void);
 /* rm -rf STATE_DIR without following symlinks or leaving its file system.
  * Call after ax_rt_kill. A missing STATE_DIR is not an error. */
 int ax_rt_remove_state(const char *state_dir, ax_error *err);
+
+/* The same for a sandbox's state directory, whose disk (disk.h) is
+ * unmounted first. */
+int ax_rt_remove_sandbox(const char *state_dir, ax_error *err);
 
 #endif

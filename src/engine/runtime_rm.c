@@ -4,6 +4,7 @@
  * one directory fd at a time (climbing back with "..", checked against the
  * remembered device and inode) instead of one per level. */
 #include "runtime_internal.h"
+#include "disk.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -176,4 +177,11 @@ out:
 	if (w.fd >= 0)
 		close(w.fd);
 	return rc;
+}
+
+int ax_rt_remove_sandbox(const char *state_dir, ax_error *err)
+{
+	if (ax_disk_release(state_dir, err) < 0)
+		return -1;
+	return ax_rt_remove_state(state_dir, err);
 }

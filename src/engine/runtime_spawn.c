@@ -11,6 +11,8 @@
  * (exec succeeded) or the failed step. */
 #include "runtime_spawn.h"
 
+#include "disk.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -191,6 +193,8 @@ static __attribute__((noreturn)) void setup(const ax_spawn *sp)
 	 * private state directories to the root: /tmp (world-searchable, and
 	 * the one path bwrap keeps reachable as /oldroot/tmp under its own
 	 * tmpfs) is where it finds it, in this mount namespace only. */
+	/* Before /tmp is covered: the disks' paths may lead through it. */
+	ax_disk_detach_others(sp->scratch, AX_SPAWN_SCRATCH);
 	if (mount(sp->root, "/tmp", NULL, MS_BIND | MS_REC, NULL) < 0)
 		child_fail(sp, AX_STEP_ROOT, 0);
 	if ((!kept(sp, 0) && dup2(sp->null_fd, 0) < 0) || (!kept(sp, 1) && dup2(sp->log_fd, 1) < 0) ||
@@ -214,6 +218,11 @@ static __attribute__((noreturn)) void setup(const ax_spawn *sp)
 	if (sp->seccomp_fd >= 0 && fcntl(sp->seccomp_fd, F_SETFD, 0) < 0)
 		child_fail(sp, AX_STEP_KEEPFD, sp->seccomp_fd);
 	if (chdir("/") < 0)
+		child_fail(sp, AX_STEP_EXEC, 0);
+	/* The engine raised its own descriptor limit for its clients; the
+	 * sandbox starts with the one the engine was given, like any other
+	 * program the operator starts. A lower limit is always allowed. */
+	if (sp->nofile.rlim_max && setrlimit(RLIMIT_NOFILE, &sp->nofile) < 0)
 		child_fail(sp, AX_STEP_EXEC, 0);
 	/* bwrap (no --unshare-net) and the sandbox then live in it. */
 	if (sp->net && ax_net_enter(sp->net) < 0)
@@ -250,7 +259,7 @@ static int intermediate(void *arg)
 pid_t ax_spawn_fork(ax_spawn *sp)
 {
 	enum { STACK = 256 * 1024 };
-	char *stacks = malloc(2 * STACK);
+	char *stacks = malloc(2 * STACK + AX_SPAWN_SCRATCH);
 	sigset_t all, old;
 	pid_t pid;
 	int e;
@@ -259,6 +268,7 @@ pid_t ax_spawn_fork(ax_spawn *sp)
 		return -1;
 	/* Stacks grow down on every Linux architecture we build for. */
 	sp->stack_b = stacks + STACK;
+	sp->scratch = stacks + 2 * STACK;
 	/* posix_spawn-style: both children share our memory (no copy of the
 	 * engine's page tables, however big it is) and this thread is suspended
 	 * until the intermediate child exits, i.e. until setup has exec'd bwrap or

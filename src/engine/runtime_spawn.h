@@ -36,8 +36,12 @@ typedef struct ax_spawn {
 	int seccomp_fd;             /* for bwrap --seccomp, -1 when none */
 	unsigned uid_base;          /* the host identity bwrap runs as */
 	const ax_net *net;          /* the sandbox's network; NULL: the host's */
+	struct rlimit nofile;       /* RLIMIT_NOFILE for bwrap and the sandbox; rlim_max 0 = ours */
 	char *stack_b;              /* set by ax_spawn_fork */
+	char *scratch;              /* set by ax_spawn_fork: AX_SPAWN_SCRATCH bytes for setup */
 } ax_spawn;
+
+#define AX_SPAWN_SCRATCH (64 * 1024)
 
 /* Start the intermediate child; returns after it has exited (reap it: the
  * pid is returned) or -1 with errno. */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "fs.h"
+#include "disk.h"
 #include "host_mask.h"
 #include "runtime.h"
 #include "timeutil.h"
@@ -73,7 +74,8 @@ static void collect(const ax_rt_handle *h, int tries);
  * AX_UNTRUSTED_MAX bytes), and never under e->lock. */
 static json_t *entrypoint_file(ax_engine *e, const char *id)
 {
-	char *dir = ax_store_dir(e, id), *top = dir ? ax_path_join(dir, "layer/top") : NULL, *text = NULL;
+	char *dir = ax_store_dir(e, id), *upper = dir ? ax_disk_upper(dir) : NULL;
+	char *top = upper ? ax_path_join(upper, "top") : NULL, *text = NULL;
 	int root = top ? ax_untrusted_root(top) : -1;
 	json_t *ep = NULL;
 	ax_error err;
@@ -87,6 +89,7 @@ static json_t *entrypoint_file(ax_engine *e, const char *id)
 		close(root);
 	free(text);
 	free(top);
+	free(upper);
 	free(dir);
 	return ep;
 }
@@ -237,7 +240,9 @@ static int listen_loopback(int *port)
 
 	if (fd < 0)
 		return -1;
-	if (bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(fd, 128) < 0 ||
+	/* The longest backlog the kernel allows: a flood of connections must
+	 * not fill it between two of the agent's accepts. */
+	if (bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(fd, SOMAXCONN) < 0 ||
 	    getsockname(fd, (struct sockaddr *)&a, &len) < 0) {
 		close(fd);
 		return -1;
@@ -542,6 +547,9 @@ static json_t *spawn(ax_engine *e, const json_t *rec, ax_error *err)
 	spec.memory_bytes = limit_of(limits, AX_LIMIT_MEMORY);
 	spec.pids_max = limit_of(limits, AX_LIMIT_PIDS);
 	spec.cpu_millis = limit_of(limits, AX_LIMIT_CPU);
+	spec.disk_bytes = limit_of(limits, AX_LIMIT_DISK);
+	spec.nofile_cur = e->nofile.rlim_cur;
+	spec.nofile_max = e->nofile.rlim_max;
 	if (ax_rt_start(&spec, &h, err) < 0)
 		goto out;
 	runtime = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:s, s:i, s:s}", "pid", (json_int_t)h.pid, "start",
@@ -651,7 +659,7 @@ static void abandon(ax_engine *e, const char *id, const char *dir, json_t *runti
 	ax_engine_log(e, "create %s failed: %s", id, err->message);
 	ax_resp_error(resp, 500, "SANDBOX::PROVISIONING_ERROR", "cannot start sandbox: %s", err->message);
 	if (dir)
-		ax_rt_remove_state(dir, err);
+		ax_rt_remove_sandbox(dir, err);
 	release_uids(e, json_object_get(e->sandboxes, id), dir);
 	json_object_del(e->sandboxes, id);
 	ax_layers_gc(e);
@@ -942,7 +950,7 @@ static void destroy(ax_engine *e, const char *id, json_t *rec)
 	if (ax_rt_kill(&h, id, &err) < 0)
 		ax_engine_log(e, "kill %s: %s", id, err.message);
 	collect(&h, 100);
-	if (dir && ax_rt_remove_state(dir, &err) < 0)
+	if (dir && ax_rt_remove_sandbox(dir, &err) < 0)
 		ax_engine_log(e, "remove %s: %s", dir, err.message);
 	release_uids(e, rec, dir);
 	free(dir);

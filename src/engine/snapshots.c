@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "disk.h"
 #include "fs.h"
 #include "runtime.h"
 #include "timeutil.h"
@@ -365,7 +366,7 @@ static int start_capture(ax_engine *e, json_t *snap, const char *sandbox_id, cap
 	job->waited = true;
 	snprintf(job->snapshot_id, sizeof job->snapshot_id, "%s", json_string_value(json_object_get(snap, "id")));
 	snprintf(job->sandbox_id, sizeof job->sandbox_id, "%s", sandbox_id);
-	job->src = ax_path_join(sdir, "layer");
+	job->src = ax_disk_upper(sdir);
 	job->dst = layer_path(e, job->snapshot_id, "");
 	free(sdir);
 	if (!job->src || !job->dst) {

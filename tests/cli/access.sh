@@ -149,7 +149,7 @@ run tcp run "$A" -- sh -c 'echo secret-of-a > /home/gem/secret-a && cat /home/ge
 expect_out "secret-of-a"
 run tcp run "$B" -- sh -c "ls /home/gem/secret-a 2>/dev/null
 find /home /tmp /var/tmp /root /run /opt /srv /mnt -name secret-a 2>/dev/null
-test -e '$STATE/$A/layer/top/home/gem/secret-a' && echo layer-visible
+test -e '$STATE/$A/writable/layer/top/home/gem/secret-a' && echo layer-visible
 curl -s --max-time 5 -o /dev/null -w '%{http_code}\n' $AGENT_A/files/download?path=/home/gem/secret-a
 curl -s --max-time 5 -o /dev/null -w '%{http_code}\n' -H 'X-EXECD-ACCESS-TOKEN: $TOKEN_B' $AGENT_A/ping
 true"
@@ -208,7 +208,7 @@ for f in "$TMP"/verbose.* "$ALLOX_HOME/engine.log" "$STATE/$A/console.log" "$STA
 	grep -lF -e "$KEY" -e "$TOKEN_A" -e "$TOKEN_B" "$f" && fail "secret in $f"
 done
 # Nothing in the sandboxes' own files either, nor elsewhere in the CLI's state.
-grep -rlF -e "$KEY" -e "$TOKEN_A" -e "$TOKEN_B" "$STATE/$A/layer" "$STATE/$B/layer" "$ALLOX_HOME/cache" \
+grep -rlF -e "$KEY" -e "$TOKEN_A" -e "$TOKEN_B" "$STATE/$A/writable/layer" "$STATE/$B/writable/layer" "$ALLOX_HOME/cache" \
 	2>/dev/null && fail "secret in a sandbox layer or the cache"
 [ -s "$ALLOX_HOME/engine.log" ] || fail "empty engine.log: the check proves nothing"
 grep -qF "$TOKEN_A" "$STATE/$A/record.json" || fail "the token is not where the scan expects it: the scan proves nothing"

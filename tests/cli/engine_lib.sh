@@ -42,6 +42,15 @@ stop_engine() {
 		# PID 1's parent (bwrap) and the rest leave the cgroup moments later.
 		wait_until 5 rmdir_cgroups "${d##*/}"
 	done
+	unmount_disks
+}
+
+# unmount_disks: the sandboxes' disks (src/engine/disk.h) that no engine
+# removed are mounted in this test's directory; their loop devices go with them.
+unmount_disks() {
+	for m in $(awk -v top="$TMP/" 'index($5, top) == 1 { print $5 }' /proc/self/mountinfo); do
+		umount -l "$m" 2>/dev/null
+	done
 }
 
 # hold_of PID: the empty cgroup engine PID keeps frozen (runtime.h says why).

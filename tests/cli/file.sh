@@ -24,7 +24,7 @@ truncate -s 16G /home/gem/huge && echo ready > /home/gem/ready; exec sleep 10000
 run allox sandbox create --skip-health-check --entrypoint /bin/sh --entrypoint -c --entrypoint "$setup" -o json
 ID=$(jq -r .id "$TMP/out")
 [ -n "$ID" ] && [ "$ID" != null ] || { cat "$TMP/err" >&2; echo "cannot create a sandbox" >&2; exit 1; }
-LAYER="$STATE/$ID/layer/top/home/gem"
+LAYER="$STATE/$ID/writable/layer/top/home/gem"
 ready() {
 	[ "$("$ALLOX_CLI" file cat /home/gem/ready 2>/dev/null)" = ready ]
 }

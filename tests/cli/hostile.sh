@@ -23,7 +23,7 @@ has_byte() {
 run allox sandbox create -o json
 ID=$(jq -r .id "$TMP/out")
 [ -n "$ID" ] && [ "$ID" != null ] || { cat "$TMP/err" >&2; echo "cannot create a sandbox" >&2; exit 1; }
-LAYER="$STATE/$ID/layer/top/home/gem"
+LAYER="$STATE/$ID/writable/layer/top/home/gem"
 
 # The hostile tree, made inside the sandbox: names with newlines, escape
 # sequences (OSC title, clear screen), dots; a name that is not UTF-8.

@@ -86,16 +86,16 @@ t "non-root users exist inside, and own files on the host as their range"
 inside 'setpriv --reuid=65534 --regid=65534 --clear-groups id -u; touch f && chown 1000:1000 f && stat -c %u:%g f'
 expect_out "65534
 1000:1000"
-[ "$(stat -c %u:%g "$STATE/$ID/layer/top/home/gem/f")" = "$((BASE + 1000)):$((BASE + 1000))" ] || fail "host owner of f"
+[ "$(stat -c %u:%g "$STATE/$ID/writable/layer/top/home/gem/f")" = "$((BASE + 1000)):$((BASE + 1000))" ] || fail "host owner of f"
 
 t "setuid-root and cap_setuid files made inside are not root's on the host"
 inside 'cp /usr/bin/id /home/gem/suid && chmod 4755 /home/gem/suid && stat -c %u:%a /home/gem/suid'
 expect_out "0:4755"
-[ "$(stat -c %u "$STATE/$ID/layer/top/home/gem/suid")" = "$BASE" ] || fail "host owner of the setuid file"
+[ "$(stat -c %u "$STATE/$ID/writable/layer/top/home/gem/suid")" = "$BASE" ] || fail "host owner of the setuid file"
 inside 'cp /usr/bin/id /home/gem/capfile && setcap cap_setuid+ep /home/gem/capfile && getcap /home/gem/capfile'
 expect_out_has "cap_setuid=ep"
 # The host sees a namespaced capability: it holds only for the range's root.
-getcap -n "$STATE/$ID/layer/top/home/gem/capfile" > "$TMP/cap" 2>&1
+getcap -n "$STATE/$ID/writable/layer/top/home/gem/capfile" > "$TMP/cap" 2>&1
 grep -q "\[rootid=$BASE\]" "$TMP/cap" || fail "host capability: $(cat "$TMP/cap")"
 
 t "no fd of the sandbox's setup reaches its processes"

@@ -88,6 +88,7 @@ expect_out "{
   \"cpu\": \"1\",
   \"memory\": \"2Gi\",
   \"pids\": \"1024\",
+  \"disk\": \"10Gi\",
   \"network\": \"isolated\"
 }"
 run allox sandbox get "$D"
@@ -104,9 +105,9 @@ t "the engine's defaults apply to API clients that give no limits, and its answe
 create_api '{}'
 [ "$code" = 202 ] || fail "create: $code $(cat "$TMP/api")"
 N=$(id_of "$TMP/api")
-jq -e '.resourceLimits == {"memory": "2Gi", "pids": "1024"}' "$TMP/api" >/dev/null || fail "create answer: $(cat "$TMP/api")"
+jq -e '.resourceLimits == {"memory": "2Gi", "pids": "1024", "ephemeral-storage": "10Gi"}' "$TMP/api" >/dev/null || fail "create answer: $(cat "$TMP/api")"
 curl -s --unix-socket "$SOCK" "http://x/v1/sandboxes/$N" >"$TMP/api"
-jq -e '.resourceLimits == {"memory": "2Gi", "pids": "1024"}' "$TMP/api" >/dev/null || fail "get answer: $(cat "$TMP/api")"
+jq -e '.resourceLimits == {"memory": "2Gi", "pids": "1024", "ephemeral-storage": "10Gi"}' "$TMP/api" >/dev/null || fail "get answer: $(cat "$TMP/api")"
 if [ "$have_cgroups" = 1 ]; then
 	[ "$(pids_max "$N")" = 1024 ] || fail "pids.max is $(pids_max "$N")"
 	[ "$(cpu_quota "$N")" = max ] || fail "cpu quota is $(cpu_quota "$N") without a cpu limit"
@@ -194,6 +195,25 @@ run allox run -- echo alive
 expect_rc 0
 expect_out alive
 
+t "a write past --disk 100Mi fails with ENOSPC inside, and the sandbox keeps working once the file is removed"
+run allox run --timeout 60s -- sh -c 'df -k / | tail -1; dd if=/dev/zero of=/home/gem/fill bs=1M count=150 2>&1; echo "dd=$?"; du -k /home/gem/fill'
+grep -q "No space left on device" "$TMP/out" || fail "no ENOSPC"
+grep -qx "dd=1" "$TMP/out" || fail "dd did not fail"
+# The file system the sandbox sees is the 100 MiB disk, and what fit stays under it.
+size=$(awk 'NR == 1 { print $2 }' "$TMP/out")
+[ -n "$size" ] && [ "$size" -le 102400 ] && [ "$size" -ge 81920 ] || fail "/ is $size KiB, not about 100 MiB"
+used=$(awk 'END { print $1 }' "$TMP/out")
+[ -n "$used" ] && [ "$used" -le 102400 ] || fail "$used KiB written under a 100 MiB disk"
+img="$STATE/$ID/writable.img"
+[ "$(stat -c %s "$img")" = 104857600 ] || fail "the image is $(stat -c %s "$img") bytes"
+run allox run -- sh -c 'rm /home/gem/fill && dd if=/dev/zero of=/home/gem/again bs=1M count=50 2>&1 && echo written'
+expect_rc 0
+expect_out_has written
+# discard: what the sandbox removed went back to the host.
+[ "$(du -k "$img" | cut -f1)" -lt 81920 ] || fail "the image holds $(du -k "$img" | cut -f1) KiB after the file was removed"
+run allox run -- rm /home/gem/again
+expect_rc 0
+
 t "--cpu 0.5: two busy loops get at most half a CPU between them"
 # Two loops for 2 s would use up to 4 s of CPU on an idle 2-core host; the
 # quota allows 1 s (plus a period of slack). The shell reads what its
@@ -215,6 +235,11 @@ else
 	echo "# skipped: no cpu cgroup" >&2
 fi
 
+# A sandbox started after it: its setup copied the host's mounts, $ID's disk included.
+run allox sandbox create -o json
+expect_rc 0
+LATER=$(id_of "$TMP/out")
+
 t "kill removes the sandbox's cgroups, also with cgroups made inside them"
 made=""
 for d in /sys/fs/cgroup/*/allox/"$ID" /sys/fs/cgroup/allox/"$ID"; do
@@ -233,6 +258,21 @@ left=$(ls -d /sys/fs/cgroup/*/allox/"$ID" /sys/fs/cgroup/allox/"$ID" 2>/dev/null
 [ -z "$left" ] || fail "left behind: $left"
 [ -n "$ep" ] && alive "$ep" && fail "the process in the inner cgroup survived"
 grep -q "cannot remove the cgroups" "$ALLOX_HOME/engine.log" && fail "the engine could not remove them: $(grep 'cannot remove' "$ALLOX_HOME/engine.log")"
+
+t "kill releases the disk: no mount and no loop device stay, also while a sandbox started after it runs"
+disk_of() { # ID: a line of mountinfo or a loop device that still holds its disk
+	grep -F "$STATE/$1/writable " /proc/self/mountinfo
+	grep -lF "$1/writable.img" /sys/block/loop*/loop/backing_file 2>/dev/null
+}
+no_disk() { [ -z "$(disk_of "$1")" ]; }
+wait_until 10 no_disk "$ID" || fail "left behind: $(disk_of "$ID")"
+[ ! -e "$STATE/$ID" ] || fail "$STATE/$ID is still there"
+pid=$(jq -r .runtime.pid "$STATE/$LATER/record.json")
+grep -q ' - ext4 /dev/loop' "/proc/$pid/mountinfo" && fail "the later sandbox's setup holds disks: $(grep ' - ext4 /dev/loop' "/proc/$pid/mountinfo")"
+[ -n "$(disk_of "$LATER")" ] || fail "the later sandbox has no disk"
+run allox sandbox kill "$LATER"
+expect_rc 0
+wait_until 10 no_disk "$LATER" || fail "left behind: $(disk_of "$LATER")"
 
 t "defaults.cpu, defaults.memory, defaults.pids and defaults.disk are used when the option is absent"
 run allox config set defaults.cpu 250m
@@ -313,7 +353,7 @@ expect_clean_stop
 create_api '{}'
 [ "$code" = 202 ] || fail "create: $code $(cat "$TMP/api")"
 N=$(id_of "$TMP/api")
-jq -e '.resourceLimits == {"cpu": "250m", "pids": "200"}' "$TMP/api" >/dev/null || fail "create answer: $(cat "$TMP/api")"
+jq -e '.resourceLimits == {"cpu": "250m", "pids": "200", "ephemeral-storage": "10Gi"}' "$TMP/api" >/dev/null || fail "create answer: $(cat "$TMP/api")"
 if [ "$have_cgroups" = 1 ]; then
 	[ "$(cpu_quota "$N")" = 25000 ] || fail "cpu quota is $(cpu_quota "$N")"
 	[ "$(pids_max "$N")" = 200 ] || fail "pids.max is $(pids_max "$N")"

@@ -69,7 +69,7 @@ field() { # field NAME KEY: a number from NAME's handle.json
 }
 
 gem() { # gem NAME FILE: path of /home/gem/FILE of sandbox NAME on the host
-	echo "$(sd "$1")/layer/top/home/gem/$2"
+	echo "$(sd "$1")/writable/layer/top/home/gem/$2"
 }
 
 has() { [ -e "$(gem "$1" "$2")" ]; }
@@ -140,8 +140,8 @@ has "$ID" out.etc || fail "writing /etc/hosts failed inside"
 has "$ID" out.usr || fail "writing /usr/bin/allox-rt-x failed inside"
 [ "$(md5sum /etc/hosts)" = "$HOSTS_SUM" ] || fail "host /etc/hosts changed"
 [ ! -e /usr/bin/allox-rt-x ] || fail "host got /usr/bin/allox-rt-x"
-grep -q rt-changed "$(sd "$ID")/layer/etc/hosts" || fail "copy-up of /etc/hosts not in layer/etc"
-[ -f "$(sd "$ID")/layer/usr/bin/allox-rt-x" ] || fail "/usr/bin/allox-rt-x not in layer/usr"
+grep -q rt-changed "$(sd "$ID")/writable/layer/etc/hosts" || fail "copy-up of /etc/hosts not in writable/layer/etc"
+[ -f "$(sd "$ID")/writable/layer/usr/bin/allox-rt-x" ] || fail "/usr/bin/allox-rt-x not in layer/usr"
 [ -f "$(gem "$ID" f)" ] || fail "/home/gem/f not in layer/top"
 
 t "hostname is the first 12 characters of the id"
@@ -274,11 +274,11 @@ wait_for 50 has lay done || fail "sandbox did not finish"
 t "/dev is bwrap's: devices, /proc/self/fd links, ptys, shm; a device node anywhere else stays unusable"
 # The setup child builds /dev itself (rootfs_dev.c) and bwrap binds the root
 # with --dev-bind: every other mount must carry its own nodev.
-mkdir -p "$(sd devs)/layer/top/home/gem"
-mknod "$(sd devs)/layer/top/home/gem/null-copy" c 1 3
+mkdir -p "$(sd devs)/writable/layer/top/home/gem"
+mknod "$(sd devs)/writable/layer/top/home/gem/null-copy" c 1 3
 # A layer made by hand belongs to a uid range we pick, outside the claimed ones.
 UB=$((0x3ff00000))
-chown -R $UB:$UB "$(sd devs)/layer"
+chown -R $UB:$UB "$(sd devs)/writable/layer"
 start_opts devs host --uid-base $UB -- /bin/sh -c '
 	cd /dev && ls -A | tr "\n" " " > /home/gem/names
 	for n in full null random tty urandom zero; do [ -c /dev/$n ] && printf "%s " $n; done > /home/gem/nodes
@@ -383,7 +383,7 @@ mount -t tmpfs -o size=64k tmpfs "$VARSUB" && touch "$VARSUB/host-mounted"
 rc=$?
 [ "$rc" -eq 0 ] || fail "start failed ($rc)"
 grep -q '/var is read-only' "$TMP/out" || fail "no note: $(cat "$TMP/out")"
-vg=$VARHOME/engine/sandboxes/$P-vh/layer/top/home/gem
+vg=$VARHOME/engine/sandboxes/$P-vh/writable/layer/top/home/gem
 wait_for 50 [ -e "$vg/done" ] || fail "sandbox did not finish"
 # Empty, or not even listable (a 0700 directory is also in the host mask).
 ! grep -q -e secret -e engine "$vg/home" || fail "ALLOX_HOME visible: $(cat "$vg/home")"
@@ -404,7 +404,7 @@ unshare -m sh -c '
 	mount --bind "$T/fake-etc" /etc && mount -t tmpfs tmpfs /run && mkdir /run/resolve-test &&
 	echo "nameserver 192.0.2.53" > /run/resolve-test/resolv.conf || exit 9
 	"$RT" start "$SD" host -- /bin/sh -c "cat /etc/resolv.conf > /home/gem/dns; ls /run > /home/gem/run" >/dev/null || exit 1
-	i=0; while [ ! -s "$SD/layer/top/home/gem/run" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	i=0; while [ ! -s "$SD/writable/layer/top/home/gem/run" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 	"$RT" kill "$SD"
 ' sh "$TMP" "$RT" "$(sd dns)" 2>"$TMP/err"
 rc=$?
@@ -425,7 +425,7 @@ fallback() { # fallback NAME UMOUNTS... : counter sandbox, freeze, thaw, kill; r
 		shift 3
 		cnt() {
 			for _ in 1 2 3 4 5 6 7 8 9 10; do
-				c=$(cat "$SD/layer/top/home/gem/counter" 2>/dev/null); [ -n "$c" ] && break; sleep 0.02
+				c=$(cat "$SD/writable/layer/top/home/gem/counter" 2>/dev/null); [ -n "$c" ] && break; sleep 0.02
 			done
 			echo "${c:-0}"
 		}

@@ -33,6 +33,7 @@ expect_out "{
   \"cpu\": \"1\",
   \"memory\": \"2Gi\",
   \"pids\": \"1024\",
+  \"disk\": \"10Gi\",
   \"network\": \"isolated\"
 }"
 run allox sandbox endpoint "$ID" -o json
@@ -154,15 +155,15 @@ run allox sandbox create --skip-health-check --entrypoint /bin/sh --entrypoint -
 A=$(jq -r .id "$TMP/out")
 run allox sandbox create --skip-health-check --entrypoint /bin/sh --entrypoint -c --entrypoint 'ls -a /home/gem > /home/gem/others.txt; sleep 1000' -o json
 B=$(jq -r .id "$TMP/out")
-wait_until 5 test -s "$STATE/$A/layer/top/home/gem/nproc" || fail "probe did not run"
-wait_until 5 test -s "$STATE/$B/layer/top/home/gem/others.txt" || fail "probe B did not run"
+wait_until 5 test -s "$STATE/$A/writable/layer/top/home/gem/nproc" || fail "probe did not run"
+wait_until 5 test -s "$STATE/$B/writable/layer/top/home/gem/others.txt" || fail "probe B did not run"
 [ ! -e /etc/allox-probe ] || { rm -f /etc/allox-probe; fail "host /etc changed"; }
-grep -q secret "$STATE/$B/layer/top/home/gem/others.txt" && fail "B sees A's files"
-[ ! -e "$STATE/$A/layer/top/home/gem/home-visible" ] || fail "ALLOX_HOME visible inside"
-[ ! -e "$STATE/$A/layer/top/home/gem/tmp-visible" ] || fail "host /tmp visible inside"
-[ "$(cat "$STATE/$A/layer/top/home/gem/hostname")" = "$(printf %.12s "$A")" ] || fail "hostname"
-[ "$(cat "$STATE/$A/layer/top/home/gem/nproc")" -le 4 ] || fail "sees host processes"
-[ -e "$STATE/$A/layer/etc/allox-probe" ] || fail "write to /etc did not land in the sandbox layer"
+grep -q secret "$STATE/$B/writable/layer/top/home/gem/others.txt" && fail "B sees A's files"
+[ ! -e "$STATE/$A/writable/layer/top/home/gem/home-visible" ] || fail "ALLOX_HOME visible inside"
+[ ! -e "$STATE/$A/writable/layer/top/home/gem/tmp-visible" ] || fail "host /tmp visible inside"
+[ "$(cat "$STATE/$A/writable/layer/top/home/gem/hostname")" = "$(printf %.12s "$A")" ] || fail "hostname"
+[ "$(cat "$STATE/$A/writable/layer/top/home/gem/nproc")" -le 4 ] || fail "sees host processes"
+[ -e "$STATE/$A/writable/layer/etc/allox-probe" ] || fail "write to /etc did not land in the sandbox layer"
 allox sandbox kill "$A" >/dev/null 2>&1
 allox sandbox kill "$B" >/dev/null 2>&1
 
