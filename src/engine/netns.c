@@ -29,10 +29,6 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 
-#ifndef CLOSE_RANGE_CLOEXEC
-#define CLOSE_RANGE_CLOEXEC (1U << 2)
-#endif
-
 /* RTM_NEWROUTE: DST/PREFIX answers "prohibited" (EACCES) to whoever sends there. */
 static void prohibit_route(ax_net_route *r, const char *dst, unsigned char prefix)
 {
@@ -87,6 +83,28 @@ int ax_net_prepare(ax_net_mode mode, ax_net *n, ax_strv *argv)
 	return 0;
 }
 
+/* Close every fd from 3 up but the N in KEEP (sorted here). */
+static void close_all_but(int *keep, int n)
+{
+	unsigned from = 3;
+
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
+			int t = keep[j];
+
+			keep[j] = keep[j - 1];
+			keep[j - 1] = t;
+		}
+	for (int i = 0; i < n; i++) {
+		if (keep[i] < (int)from)
+			continue;
+		if ((unsigned)keep[i] > from)
+			syscall(SYS_close_range, from, (unsigned)keep[i] - 1, 0U);
+		from = (unsigned)keep[i] + 1;
+	}
+	syscall(SYS_close_range, from, ~0U, 0U);
+}
+
 /* The stack's process: raw system calls only (it is a copy of a process
  * that shares the engine's memory, whose other threads may hold locks). */
 static __attribute__((noreturn)) void stack_main(const ax_net *n, pid_t parent)
@@ -103,8 +121,24 @@ static __attribute__((noreturn)) void stack_main(const ax_net *n, pid_t parent)
 		_exit(126);
 	if (dup2(n->null_fd, 0) < 0 || dup2(n->null_fd, 1) < 0 || dup2(n->null_fd, 2) < 0)
 		_exit(126);
-	if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
-		_exit(126);
+	/* Everything else goes now, not at exec: the setup's status pipe, which
+	 * the engine reads to its end, and our copy of the start signal's write
+	 * end among them. */
+	{
+		int keep[4] = { n->netns_fd, n->userns_fd, n->go_r, n->ready_w > 2 ? n->ready_w : n->go_r };
+
+		close_all_but(keep, 4);
+	}
+	/* Wait until the sandbox's PID 1 runs: on two cores the stack's start
+	 * (~10 ms of CPU) would otherwise compete with the sandbox's own, which
+	 * a create waits for, and nothing can use the network before then. */
+	{
+		char c;
+
+		while (read(n->go_r, &c, 1) < 0 && errno == EINTR)
+			;
+		close(n->go_r);
+	}
 	if (fcntl(n->netns_fd, F_SETFD, 0) < 0 || fcntl(n->userns_fd, F_SETFD, 0) < 0 ||
 	    (n->ready_w > 2 && fcntl(n->ready_w, F_SETFD, 0) < 0))
 		_exit(126);

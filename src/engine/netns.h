@@ -27,6 +27,7 @@ typedef struct ax_net {
 	int userns_fd;                /* the sandbox's user namespace, for the stack */
 	int ready_w;                  /* the stack's --ready-fd; -1: none */
 	int null_fd;                  /* the stack's stdin, stdout and stderr */
+	int go_r;                     /* the stack execs once a byte (or EOF) arrives here */
 	unsigned uid_base;            /* the host uid the stack runs as */
 	char *const *argv;            /* the stack's command line; NULL: no stack (AX_NET_NONE) */
 	ax_net_route routes[AX_NET_ROUTES];

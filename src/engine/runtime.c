@@ -245,6 +245,7 @@ static int wait_exec(pid_t pid, unsigned long long start, const struct stat *bwr
 typedef struct launch {
 	int status[2], info[2], log_fd, null_fd, cg_fds[AX_CG_N];
 	int netns_fd;                              /* -1: the host's network */
+	int go[2];                                 /* the stack's start signal (netns.h) */
 	int userns_fd, idmap_fds[AX_IDMAPS_MAX];   /* idmap_fds[k] may be userns_fd: close once */
 	int seccomp_fd;                            /* read (once) by bwrap */
 	off_t log_off;
@@ -331,6 +332,8 @@ static void close_fds(launch *l)
 			close_fd(&l->idmap_fds[k]);
 	close_fd(&l->userns_fd);
 	close_fd(&l->netns_fd);
+	close_fd(&l->go[0]);
+	close_fd(&l->go[1]);
 	close_fd(&l->seccomp_fd);
 }
 
@@ -375,6 +378,13 @@ static int spawn(const ax_rt_spec *s, const ax_rootfs *rf, const ax_cgroup *cg, 
 		net.ready_w = s->net_ready_w;
 		net.null_fd = l->null_fd;
 		net.uid_base = s->uid_base;
+		if (s->network == AX_NET_ISOLATED) {
+			if (pipe2(l->go, O_CLOEXEC) < 0)
+				return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create a pipe: %s", strerror(errno));
+			l->go[0] = high_fd(l->go[0]);
+			l->go[1] = high_fd(l->go[1]);
+		}
+		net.go_r = l->go[0];
 		if (ax_net_prepare(s->network, &net, &net_av) < 0)
 			av.oom = true;
 		sp.net = &net;
@@ -412,6 +422,10 @@ static int spawn(const ax_rt_spec *s, const ax_rootfs *rf, const ax_cgroup *cg, 
 	/* A quick PID 1 may have run, exited and been reaped already: init_start
 	 * stays 0, so the handle reads as not alive. */
 	rc = ax_rt_proc_stat(h->init_pid, NULL, &h->init_start) < 0 ? 0 : wait_exec(h->init_pid, h->init_start, &bwrap);
+	/* The sandbox runs (or failed): the stack may start now (EOF would do). */
+	if (l->go[1] >= 0 && write(l->go[1], "", 1) < 0)
+		ax_rt_note(h->note, sizeof h->note, "the network stack was not told to start");
+	close_fd(&l->go[1]);
 	if (rc < 0)
 		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "sandbox setup did not finish within %d s",
 			       AX_RT_START_MS / 1000);
@@ -442,7 +456,7 @@ int ax_rt_start(const ax_rt_spec *spec, ax_rt_handle *h, ax_error *err)
 	h->cgroup = ax_cg_can_freeze(&cg);
 	memset(&l, 0, sizeof l);
 	l.status[0] = l.status[1] = l.info[0] = l.info[1] = l.log_fd = l.null_fd = l.userns_fd = l.seccomp_fd = -1;
-	l.netns_fd = -1;
+	l.netns_fd = l.go[0] = l.go[1] = -1;
 	for (int k = 0; k < AX_CG_N; k++)
 		l.cg_fds[k] = -1;
 	for (int k = 0; k < AX_IDMAPS_MAX; k++)
