@@ -232,12 +232,14 @@ typedef struct conn_args {
 static void *conn_main(void *arg)
 {
 	conn_args *c = arg;
-	int s = socket(c->target.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+	int s = socket(c->target.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1, big = 4 << 20;
 	pump_args up, down;
 	pthread_t t;
 
 	if (s >= 0 && connect(s, (struct sockaddr *)&c->target, c->target_len) == 0) {
 		setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+		setsockopt(s, SOL_SOCKET, SO_RCVBUF, &big, sizeof big);
+		setsockopt(c->client, SOL_SOCKET, SO_SNDBUF, &big, sizeof big);
 		up = (pump_args){ c->client, s };
 		down = (pump_args){ s, c->client };
 		if (pthread_create(&t, NULL, pump, &down) == 0) {
