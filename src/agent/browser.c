@@ -39,6 +39,7 @@ struct ag_browser {
 	bool crashed;               /* its renderer crashed: replace the page */
 	char *user_agent;
 	int width, height;
+	const char *cdp_base;       /* the relay's ws:// prefix for cdp_url, NULL: none */
 };
 
 static int cdp_fail(struct ag_browser_error *err, const struct cdp_error *ce)
@@ -266,6 +267,24 @@ static int page_call(struct ag_browser *b, const char *method, json_t *params, i
 	return rc;
 }
 
+int ag_browser_port(struct ag_browser *b, int *port, struct ag_browser_error *err)
+{
+	int rc;
+
+	pthread_mutex_lock(&b->lock);
+	rc = ensure(b, err);
+	*port = b->proc.port;
+	pthread_mutex_unlock(&b->lock);
+	return rc;
+}
+
+void ag_browser_set_cdp_base(struct ag_browser *b, const char *base)
+{
+	pthread_mutex_lock(&b->lock);
+	b->cdp_base = base;
+	pthread_mutex_unlock(&b->lock);
+}
+
 int ag_browser_info(struct ag_browser *b, json_t **data, struct ag_browser_error *err)
 {
 	json_t *r = NULL, *value, *page = NULL;
@@ -287,7 +306,10 @@ int ag_browser_info(struct ag_browser *b, json_t **data, struct ag_browser_error
 	value = json_object_get(json_object_get(r, "result"), "value");
 	if (json_is_integer(json_array_get(value, 0)) && json_is_integer(json_array_get(value, 1)))
 		page = json_pack("{s:O, s:O}", "width", json_array_get(value, 0), "height", json_array_get(value, 1));
-	snprintf(url, sizeof url, "ws://127.0.0.1:%d%s", b->proc.port, b->proc.ws_path);
+	if (b->cdp_base)
+		snprintf(url, sizeof url, "%s%s", b->cdp_base, b->proc.ws_path);
+	else
+		snprintf(url, sizeof url, "ws://127.0.0.1:%d%s", b->proc.port, b->proc.ws_path);
 	*data = json_pack("{s:s, s:s, s:n, s:{s:i, s:i}, s:o*}", "user_agent", b->user_agent, "cdp_url", url,
 			  "vnc_url", "viewport", "width", b->width, "height", b->height, "page_viewport", page);
 	if (!*data) {

@@ -42,6 +42,14 @@ int ag_browser_navigate(struct ag_browser *b, const char *url, double timeout_s,
 int ag_browser_evaluate(struct ag_browser *b, const char *expression, json_t **value,
 			struct ag_browser_error *err);
 
+/* Chromium's DevTools port inside the sandbox, starting it if needed. */
+int ag_browser_port(struct ag_browser *b, int *port, struct ag_browser_error *err);
+
+/* cdp_url is BASE followed by the browser's WebSocket path (BASE: the
+ * DevTools relay's, cdp_relay.h); NULL: Chromium's own address. BASE must
+ * outlive B. */
+void ag_browser_set_cdp_base(struct ag_browser *b, const char *base);
+
 /* document.body.innerText of the current page, malloc'd. */
 int ag_browser_text(struct ag_browser *b, char **text, struct ag_browser_error *err);
 

@@ -21,7 +21,7 @@
 
 /* Bump when struct ag_ext_api, struct ag_ext_config, struct ag_ctx or
  * struct ag_req change meaning. */
-#define AG_EXT_ABI 2u
+#define AG_EXT_ABI 3u
 #define AG_EXT_SYMBOL "ag_ext_api_v1"
 /* The module's file name; it sits in the agent's directory. */
 #define AG_EXT_FILE "allox-agent-ext.so"
@@ -51,6 +51,7 @@ struct ag_ext_config {
 	const char *mcp_servers;      /* ALLOX_AGENT_MCP_SERVERS (may be NULL) */
 	bool mcp_bridge;              /* false: ALLOX_AGENT_MCP_NO_BRIDGE=1 (test hook) */
 	const char *mcp_test_caps;    /* ALLOX_AGENT_MCP_TEST_CLIENT_CAPABILITIES (may be NULL) */
+	int cdp_listen_fd;            /* --cdp-listen-fd: the DevTools relay's socket (cdp_relay.h), -1: none */
 };
 
 struct ag_ext_api {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "browser.h"
+#include "cdp_relay.h"
 #include "ext.h"
 #include "ext_mhd.h"
 #include "jupyter.h"
@@ -24,6 +25,8 @@ static void ext_stop(struct ag_ctx *ctx)
 {
 	ag_jupyter_free(ctx->jupyter);
 	ag_mcp_free(ctx->mcp);          /* before the browser its tools drive */
+	ag_relay_stop(ctx->cdp_relay);  /* before the browser it leads to */
+	ctx->cdp_relay = NULL;
 	ag_browser_free(ctx->browser);
 	ctx->jupyter = NULL;
 	ctx->mcp = NULL;
@@ -44,6 +47,12 @@ static int ext_start(struct ag_ctx *ctx, const struct ag_ext_config *conf, char 
 		return -1;
 	}
 	ag_jupyter_set_reaper(ctx->jupyter, ctx->reaper);
+	/* Chromium listens in the sandbox's own network: the host reaches it
+	 * through the relay, whose address cdp_url then carries. */
+	if (conf->cdp_listen_fd >= 0) {
+		ctx->cdp_relay = ag_relay_start(conf->cdp_listen_fd, ctx->browser, ctx->token, ctx->token_len);
+		ag_browser_set_cdp_base(ctx->browser, ag_relay_base(ctx->cdp_relay));
+	}
 	if (!conf->mcp_bridge)
 		ag_mcp_set_bridge(ctx->mcp, false);
 	if (conf->mcp_test_caps)

@@ -41,6 +41,7 @@
 #include "execd_registry.h"
 #include "ext_loader.h"
 #include "log.h"
+#include "netwait.h"
 #include "reaper.h"
 #include "route.h"
 #include "server.h"
@@ -60,10 +61,13 @@
 
 static const char usage_text[] =
 	"usage: allox-agent --listen-fd N --token-fd M --sandbox-id ID [--status-file PATH]\n"
-	"                   [--log-rotate-fd K --log-max BYTES] [--] [ENTRYPOINT ARGV...]\n";
+	"                   [--log-rotate-fd K --log-max BYTES] [--net-ready-fd R] [--cdp-listen-fd C]\n"
+	"                   [--] [ENTRYPOINT ARGV...]\n";
 
 struct options {
 	int listen_fd;
+	int net_ready_fd;
+	int cdp_listen_fd;
 	int token_fd;
 	int log_rotate_fd;
 	long long log_max;
@@ -86,6 +90,7 @@ struct agent {
 	struct ag_supervisor sup;
 	struct ag_server server;
 	struct ag_console console;
+	struct ag_netwait net;
 	int sigfd;
 };
 
@@ -118,12 +123,14 @@ static int parse_bytes(const char *opt, const char *s, long long *out, ax_error 
 /* 1 when the caller asked for --help or --version (already answered). */
 static int parse_args(int argc, char **argv, struct options *o, ax_error *err)
 {
-	enum { OPT_LISTEN = 256, OPT_TOKEN, OPT_ID, OPT_STATUS, OPT_ROTATE, OPT_MAX, OPT_VERSION };
+	enum { OPT_LISTEN = 256, OPT_TOKEN, OPT_ID, OPT_STATUS, OPT_ROTATE, OPT_MAX, OPT_NET, OPT_CDP, OPT_VERSION };
 	static const struct option longs[] = {
 		{ "listen-fd", required_argument, NULL, OPT_LISTEN },
 		{ "token-fd", required_argument, NULL, OPT_TOKEN },
 		{ "log-rotate-fd", required_argument, NULL, OPT_ROTATE },
 		{ "log-max", required_argument, NULL, OPT_MAX },
+		{ "net-ready-fd", required_argument, NULL, OPT_NET },
+		{ "cdp-listen-fd", required_argument, NULL, OPT_CDP },
 		{ "sandbox-id", required_argument, NULL, OPT_ID },
 		{ "status-file", required_argument, NULL, OPT_STATUS },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -132,7 +139,7 @@ static int parse_args(int argc, char **argv, struct options *o, ax_error *err)
 	};
 	int c;
 
-	o->listen_fd = o->token_fd = o->log_rotate_fd = -1;
+	o->listen_fd = o->token_fd = o->log_rotate_fd = o->net_ready_fd = o->cdp_listen_fd = -1;
 	o->status_file = AG_STATUS_FILE_DEFAULT;
 	opterr = 0;
 	/* "+": the first operand starts the entrypoint, whose options are its own;
@@ -149,6 +156,14 @@ static int parse_args(int argc, char **argv, struct options *o, ax_error *err)
 			break;
 		case OPT_ROTATE:
 			if (parse_fd("--log-rotate-fd", optarg, &o->log_rotate_fd, err) < 0)
+				return -1;
+			break;
+		case OPT_NET:
+			if (parse_fd("--net-ready-fd", optarg, &o->net_ready_fd, err) < 0)
+				return -1;
+			break;
+		case OPT_CDP:
+			if (parse_fd("--cdp-listen-fd", optarg, &o->cdp_listen_fd, err) < 0)
 				return -1;
 			break;
 		case OPT_MAX:
@@ -425,6 +440,7 @@ static int run(struct agent *a, ax_error *err)
 			.mcp_servers = getenv("ALLOX_AGENT_MCP_SERVERS"),
 			.mcp_bridge = !(no_bridge && strcmp(no_bridge, "1") == 0),
 			.mcp_test_caps = getenv("ALLOX_AGENT_MCP_TEST_CLIENT_CAPABILITIES"),
+			.cdp_listen_fd = a->opt.cdp_listen_fd,
 		};
 
 		a->ext = a->ext_path ? ag_ext_new(a->ext_path, &conf) : NULL;
@@ -440,6 +456,7 @@ static int run(struct agent *a, ax_error *err)
 		.aio_sessions = a->aio_sessions,
 		.execd = a->execd,
 		.ext = a->ext,
+		.net = &a->net,
 		.started = time(NULL),
 	};
 	ag_log("allox-agent %s for sandbox %s (pid %d)", AG_VERSION, a->opt.sandbox_id, (int)getpid());
@@ -499,10 +516,17 @@ int main(int argc, char **argv)
 		return err.exit_code;
 	}
 	{
-		int keep[] = { a.opt.listen_fd, a.opt.token_fd, a.opt.log_rotate_fd };
+		int keep[] = { a.opt.listen_fd, a.opt.token_fd, a.opt.log_rotate_fd, a.opt.net_ready_fd,
+				a.opt.cdp_listen_fd };
 
 		close_strays(keep, sizeof keep / sizeof keep[0]);
 	}
+	/* Never inherited by what we start: only we wait on it. */
+	if (a.opt.net_ready_fd >= 0 && fcntl(a.opt.net_ready_fd, F_SETFD, FD_CLOEXEC) < 0)
+		a.opt.net_ready_fd = -1;
+	if (a.opt.cdp_listen_fd >= 0 && fcntl(a.opt.cdp_listen_fd, F_SETFD, FD_CLOEXEC) < 0)
+		a.opt.cdp_listen_fd = -1;
+	ag_netwait_init(&a.net, a.opt.net_ready_fd);
 	clear_inherited_caps();
 	rc = ag_console_open(&a.console, a.opt.log_rotate_fd, a.opt.log_max, &err);
 	if (rc == 0) {
@@ -521,5 +545,6 @@ int main(int argc, char **argv)
 		ag_reaper_destroy(&a.reaper);
 	if (a.sigfd >= 0)
 		close(a.sigfd);
+	ag_netwait_destroy(&a.net);
 	return rc < 0 ? err.exit_code : AX_EXIT_OK;
 }

@@ -20,6 +20,8 @@ struct ag_jupyter;
 struct ag_browser;
 struct ag_mcp;
 struct ag_ext;
+struct ag_netwait;
+struct ag_relay;
 
 /* Read-only after start-up, shared by every connection thread: the pointers
  * never change; the objects behind them have their own locks. main.c owns
@@ -35,9 +37,11 @@ struct ag_ctx {
 	struct ag_jupyter *jupyter;             /* Jupyter kernels by session; see jupyter.h */
 	struct ag_browser *browser;             /* the sandbox's Chromium; see browser.h */
 	struct ag_mcp *mcp;                     /* MCP servers and /mcp sessions; see mcp.h */
+	struct ag_relay *cdp_relay;             /* DevTools from the host; see cdp_relay.h */
 	/* jupyter, browser and mcp are NULL in the agent's own context: they live
 	 * in the extension module, whose handlers see a copy with them set. */
 	struct ag_ext *ext;                     /* the extension module's loader; see ext_loader.h */
+	struct ag_netwait *net;                 /* the sandbox's network coming up; see netwait.h */
 	time_t started;
 };
 

@@ -11,8 +11,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "netwait.h"
 #include "reaper.h"
 #include "supervise.h"
+
+/* A command waits at most this long for the sandbox's network (netwait.h). */
+#define NET_WAIT_MS 5000
 
 extern char **environ;
 
@@ -260,6 +264,9 @@ int ag_proc_start_as(const struct ag_ctx *ctx, const char *command, const char *
 
 	p->pid = 0;
 	p->out_fd = p->err_fd = -1;
+	/* The first command after a create may come before the sandbox's
+	 * network is up: it waits for it (netwait.h), within reason. */
+	ag_netwait(ctx->net, NET_WAIT_MS);
 	if (!cwd || !*cwd)
 		cwd = default_cwd();
 	if (check_cwd(cwd, err) < 0)

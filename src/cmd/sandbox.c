@@ -154,6 +154,10 @@ json_t *ax_sandbox_request(ax_ctx *ctx, const ax_args *args, bool local, const c
 		json_object_set(req, "env", env);
 	json_decref(env);
 	json_object_set_new(req, "timeout", none ? json_null() : json_integer(secs));
+	/* The lifecycle spec's networkPolicy has no field for a namespace
+	 * without a network or for the host's: an allox extension says it. */
+	if (ax_arg_string(args, "network"))
+		json_object_set_new(req, "extensions", json_pack("{s:s}", "allox.network", ax_arg_string(args, "network")));
 	/* The profile's MCP servers travel in extensions (the agent starts them). */
 	if (ax_mcp_add_extension(cfg, req, err) < 0) {
 		json_decref(req);
@@ -384,18 +388,39 @@ int ax_cmd_sandbox_get(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_erro
 		if (msg && *msg && !(reason && strcmp(reason, "SANDBOX_RUNNING") == 0))
 			json_object_set_new(res->data, "message", json_string(msg));
 	}
+	if (json_is_string(json_object_get(s, "network")))
+		json_object_set(res->data, "network", json_object_get(s, "network"));
 	res->view.title = "Sandbox";
 	json_decref(s);
 	return 0;
 }
 
 
+/* With --port N: where port N of the sandbox is reached, as a URL, with
+ * the headers to send; without: the AIO runtime's URL, as the original. */
 int ax_cmd_sandbox_endpoint(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	ax_lifecycle *lc = &ctx->target->lc;
 	const char *id = ctx->target->sandbox_id;
+	const json_t *port_opt = ax_arg_json(args, "port");
 	char *url = NULL;
+	json_t *headers = NULL;
 
+	if (port_opt) {
+		/* 1..65535: the table's bounds, checked by the parser. */
+		json_int_t port = json_integer_value(port_opt);
+
+		if (ax_lc_endpoint(lc, id, (int)port, &url, &headers, err) < 0)
+			return -1;
+		res->kind = AX_RESULT_DATA;
+		res->data = json_pack("{s:s, s:I, s:s}", "sandbox_id", id, "port", port, "url", url);
+		if (json_object_size(headers))
+			json_object_set(res->data, "headers", headers);
+		res->view.title = "Endpoint";
+		json_decref(headers);
+		free(url);
+		return 0;
+	}
 	if (ax_lc_endpoint(lc, id, (int)ax_config_int(ctx->config, "aio_port"), &url, NULL, err) < 0) {
 		char cause[sizeof err->message];
 

@@ -57,6 +57,8 @@ static const ax_positional_spec sandbox_id_positionals[] = {
 	END_POSITIONALS,
 };
 
+static const char *const network_modes[] = { "isolated", "none", "host", NULL };
+
 static const ax_option_spec sandbox_create_options[] = {
 	{ .name = "image", .short_name = 'i', .kind = AX_VAL_TEXT, .metavar = "IMAGE",
 	  .help = "image: host or rootfs:/path locally, a container image on a server (default: defaults.image)" },
@@ -79,7 +81,23 @@ static const ax_option_spec sandbox_create_options[] = {
 	  .help = "most processes and threads at once (default: defaults.pids, else the server's)" },
 	{ .name = "disk", .kind = AX_VAL_DISK, .metavar = "SIZE",
 	  .help = "size of the writable layer, such as 1Gi (default: defaults.disk)" },
+	{ .name = "network", .kind = AX_VAL_CHOICE, .metavar = "MODE", .choices = network_modes,
+	  .help = "isolated (own namespace, outbound only), none (loopback only) or host (unsafe: the host's network); "
+	  "default: the server's (isolated locally)" },
 	END_OPTIONS,
+};
+
+static const ax_option_spec sandbox_endpoint_options[] = {
+	{ .name = "port", .short_name = 'p', .kind = AX_VAL_INT, .metavar = "N", .min = "1", .max = "65535",
+	  .help = "a port a server in the sandbox listens on: print its URL (default: the AIO runtime's)" },
+	END_OPTIONS,
+};
+
+static const char *const sandbox_endpoint_examples[] = {
+	"allox-cli sandbox endpoint",
+	"allox-cli sandbox endpoint --port 8000 -o raw",
+	"curl \"$(allox-cli sandbox endpoint --port 8000 -o json | jq -r .url)/\"",
+	NULL,
 };
 
 static const ax_option_spec sandbox_renew_options[] = {
@@ -93,6 +111,7 @@ static const char *const sandbox_create_examples[] = {
 	"allox-cli sandbox create --timeout 2h -e DEBUG=1 -m project=demo -o json",
 	"allox-cli sandbox create --image rootfs:/srv/images/alpine --timeout none",
 	"allox-cli sandbox create --cpu 0.5 --memory 512Mi --pids 256 --disk 1Gi",
+	"allox-cli sandbox create --network none",
 	NULL,
 };
 
@@ -460,9 +479,14 @@ static const ax_command_spec commands[] = {
 	{ .group = "sandbox", .name = "get", .summary = "Show a sandbox's state, image and limits",
 	  .positionals = sandbox_id_positionals, .formats = OBJECT_FORMATS, .default_format = AX_FMT_TABLE,
 	  .target = AX_TARGET_SANDBOX, .handler = ax_cmd_sandbox_get },
-	{ .group = "sandbox", .name = "endpoint", .summary = "Show the AIO runtime URL of a sandbox",
-	  .positionals = sandbox_id_positionals, .formats = OBJECT_FORMATS, .default_format = AX_FMT_TABLE,
-	  .target = AX_TARGET_SANDBOX, .handler = ax_cmd_sandbox_endpoint },
+	{ .group = "sandbox", .name = "endpoint",
+	  .summary = "Show the URL of a sandbox's AIO runtime or of one of its ports",
+	  .description = "Without --port, the AIO runtime's URL. With --port N, the URL where port N of the sandbox "
+	  "is reached: with the local engine a host-loopback address that forwards into the sandbox (only the host "
+	  "reaches it), and an error (exit status 1) when nothing listens on the port.",
+	  .positionals = sandbox_id_positionals, .options = sandbox_endpoint_options,
+	  .formats = OBJECT_FORMATS | AX_FMT_RAW, .default_format = AX_FMT_TABLE, .target = AX_TARGET_SANDBOX,
+	  .handler = ax_cmd_sandbox_endpoint, .examples = sandbox_endpoint_examples },
 	{ .group = "sandbox", .name = "renew", .summary = "Move a sandbox's expiry to now plus a duration",
 	  .positionals = sandbox_id_positionals, .options = sandbox_renew_options,
 	  .formats = OBJECT_FORMATS, .default_format = AX_FMT_TABLE, .target = AX_TARGET_SANDBOX,

@@ -12,6 +12,7 @@
 
 #include "error.h"
 #include "quantity.h"
+#include "runtime.h"
 #include "uidrange.h"
 
 /* A sandbox's console.log (its entrypoint's and agent's output) is capped at
@@ -50,6 +51,7 @@ typedef struct ax_engine {
 	_Atomic long long last_request_ms; /* CLOCK_MONOTONIC ms of the last request */
 	long long unsynced_since_ms;  /* under lock: capture time of the oldest snapshot not yet on disk, 0: none */
 	char boot_id[64];      /* the kernel's, read at start: a snapshot not yet synced records it */
+	struct ax_fwds *forwards; /* under lock: endpoints' forwarders (forward.h), made at the first */
 } ax_engine;
 
 /* Current time as the engine sees it (real time plus the test clock offset). */
@@ -116,6 +118,18 @@ json_t **ax_page_begin(ax_engine *e, const ax_req *req, const json_t *records, l
  * each shown through SHOW, and the pagination block (lock held). */
 void ax_resp_page(ax_resp *resp, json_t **sel, size_t n, long page, long size,
 		  json_t *(*show)(void *arg, const json_t *rec), void *arg);
+
+/* network.c */
+/* The create request's extension that picks a sandbox's network (the
+ * lifecycle spec's networkPolicy has no field for it). */
+#define AX_NET_EXTENSION "allox.network"
+/* "isolated" (or NULL: the default), "none" or "host" into *MODE (may be
+ * NULL); -1 for anything else. */
+int ax_net_mode_parse(const char *s, ax_net_mode *mode);
+/* GET /sandboxes/{id}/endpoints/{port} for sandbox record REC (lock held). */
+void ax_endpoint(ax_engine *e, json_t *rec, const char *port_s, ax_resp *resp);
+/* Stop the endpoints' forwarders of sandbox ID (lock held). */
+void ax_endpoints_drop(ax_engine *e, const char *id);
 
 /* snapshots.c: the /snapshots routes and POST /sandboxes/{id}/snapshots */
 int ax_snapshots_load(ax_engine *e, ax_error *err);

@@ -2,6 +2,7 @@
  * bwrap, then learn PID 1's host pid from --info-fd and wait until it has
  * exec'd argv, so setup failures are reported here and not discovered later. */
 #include "runtime_spawn.h"
+#include "netns.h"
 #include "seccomp_filter.h"
 #include "userns.h"
 
@@ -243,6 +244,8 @@ static int wait_exec(pid_t pid, unsigned long long start, const struct stat *bwr
 
 typedef struct launch {
 	int status[2], info[2], log_fd, null_fd, cg_fds[AX_CG_N];
+	int netns_fd;                              /* -1: the host's network */
+	int go[2];                                 /* the stack's start signal (netns.h) */
 	int userns_fd, idmap_fds[AX_IDMAPS_MAX];   /* idmap_fds[k] may be userns_fd: close once */
 	int seccomp_fd;                            /* read (once) by bwrap */
 	off_t log_off;
@@ -251,15 +254,18 @@ typedef struct launch {
 /* The sandbox's user namespace and one per on-disk owner base of its lowers. */
 static int open_userns(const ax_rt_spec *s, const ax_rootfs *rf, launch *l, ax_error *err)
 {
-	if (ax_userns_open(0, s->uid_base, AX_RT_IDS, s->uid_base, &l->userns_fd, err) < 0)
+	if (ax_userns_open(0, s->uid_base, AX_RT_IDS, s->uid_base, &l->userns_fd,
+			   s->network == AX_NET_HOST ? NULL : &l->netns_fd, err) < 0)
 		return -1;
 	l->userns_fd = high_fd(l->userns_fd);
+	if (l->netns_fd >= 0)
+		l->netns_fd = high_fd(l->netns_fd);
 	for (size_t k = 0; k < rf->n_idmaps; k++) {
 		if (rf->idmap_from[k] == 0) {
 			l->idmap_fds[k] = l->userns_fd;
 			continue;
 		}
-		if (ax_userns_open(rf->idmap_from[k], s->uid_base, AX_RT_IDS, s->uid_base, &l->idmap_fds[k], err) < 0)
+		if (ax_userns_open(rf->idmap_from[k], s->uid_base, AX_RT_IDS, s->uid_base, &l->idmap_fds[k], NULL, err) < 0)
 			return -1;
 		l->idmap_fds[k] = high_fd(l->idmap_fds[k]);
 	}
@@ -325,13 +331,17 @@ static void close_fds(launch *l)
 		if (l->idmap_fds[k] != l->userns_fd)
 			close_fd(&l->idmap_fds[k]);
 	close_fd(&l->userns_fd);
+	close_fd(&l->netns_fd);
+	close_fd(&l->go[0]);
+	close_fd(&l->go[1]);
 	close_fd(&l->seccomp_fd);
 }
 
 static int spawn(const ax_rt_spec *s, const ax_rootfs *rf, const ax_cgroup *cg, ax_rt_handle *h, launch *l,
 		 ax_error *err)
 {
-	ax_strv av = { 0 };
+	ax_strv av = { 0 }, net_av = { 0 };
+	ax_net net;
 	ax_spawn sp;
 	struct stat bwrap;
 	pid_t child;
@@ -361,15 +371,35 @@ static int spawn(const ax_rt_spec *s, const ax_rootfs *rf, const ax_cgroup *cg, 
 	sp.uid_base = s->uid_base;
 	sp.nofile.rlim_cur = s->nofile_cur;
 	sp.nofile.rlim_max = s->nofile_max;
+	if (l->netns_fd >= 0) {
+		memset(&net, 0, sizeof net);
+		net.netns_fd = l->netns_fd;
+		net.userns_fd = l->userns_fd;
+		net.ready_w = s->net_ready_w;
+		net.null_fd = l->null_fd;
+		net.uid_base = s->uid_base;
+		if (s->network == AX_NET_ISOLATED) {
+			if (pipe2(l->go, O_CLOEXEC) < 0)
+				return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create a pipe: %s", strerror(errno));
+			l->go[0] = high_fd(l->go[0]);
+			l->go[1] = high_fd(l->go[1]);
+		}
+		net.go_r = l->go[0];
+		if (ax_net_prepare(s->network, &net, &net_av) < 0)
+			av.oom = true;
+		sp.net = &net;
+	}
 	bwrap_argv(s, rf, &sp, &av);
 	if (av.oom) {
 		ax_strv_free(&av);
+		ax_strv_free(&net_av);
 		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "out of memory");
 	}
 	sp.argv = av.v;
 	child = ax_spawn_fork(&sp);
 	rc = errno;
 	ax_strv_free(&av);
+	ax_strv_free(&net_av);
 	/* Our copies of the write ends must go, or the reads below never see EOF. */
 	close_fd(&l->status[1]);
 	close_fd(&l->info[1]);
@@ -377,7 +407,11 @@ static int spawn(const ax_rt_spec *s, const ax_rootfs *rf, const ax_cgroup *cg, 
 		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot fork: %s", strerror(rc));
 	while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
 		;
-	if (ax_spawn_status(l->status[0], &rf->mounts, &h->pid, &h->start, err) < 0)
+	rc = ax_spawn_status(l->status[0], &rf->mounts, &h->pid, &h->start, &h->net_pid, err);
+	/* Its start time, against pid reuse when it is killed later. */
+	if (h->net_pid > 0 && ax_rt_proc_stat(h->net_pid, NULL, &h->net_start) < 0)
+		h->net_pid = 0;
+	if (rc < 0)
 		return -1;
 	h->init_pid = read_child_pid(l->info[0]);
 	if (h->init_pid <= 0) {
@@ -388,6 +422,10 @@ static int spawn(const ax_rt_spec *s, const ax_rootfs *rf, const ax_cgroup *cg, 
 	/* A quick PID 1 may have run, exited and been reaped already: init_start
 	 * stays 0, so the handle reads as not alive. */
 	rc = ax_rt_proc_stat(h->init_pid, NULL, &h->init_start) < 0 ? 0 : wait_exec(h->init_pid, h->init_start, &bwrap);
+	/* The sandbox runs (or failed): the stack may start now (EOF would do). */
+	if (l->go[1] >= 0 && write(l->go[1], "", 1) < 0)
+		ax_rt_note(h->note, sizeof h->note, "the network stack was not told to start");
+	close_fd(&l->go[1]);
 	if (rc < 0)
 		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "sandbox setup did not finish within %d s",
 			       AX_RT_START_MS / 1000);
@@ -418,6 +456,7 @@ int ax_rt_start(const ax_rt_spec *spec, ax_rt_handle *h, ax_error *err)
 	h->cgroup = ax_cg_can_freeze(&cg);
 	memset(&l, 0, sizeof l);
 	l.status[0] = l.status[1] = l.info[0] = l.info[1] = l.log_fd = l.null_fd = l.userns_fd = l.seccomp_fd = -1;
+	l.netns_fd = l.go[0] = l.go[1] = -1;
 	for (int k = 0; k < AX_CG_N; k++)
 		l.cg_fds[k] = -1;
 	for (int k = 0; k < AX_IDMAPS_MAX; k++)

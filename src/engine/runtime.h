@@ -15,6 +15,13 @@
 /* How many uids (and gids) a sandbox has: 0..65535, as in a container. */
 #define AX_RT_IDS 65536u
 
+/* A sandbox's network. */
+typedef enum ax_net_mode {
+	AX_NET_ISOLATED,  /* own namespace: loopback, and out through a user-mode stack (slirp4netns) */
+	AX_NET_NONE,      /* own namespace: loopback only */
+	AX_NET_HOST,      /* the host's namespace (unsafe: every host and sandbox socket) */
+} ax_net_mode;
+
 typedef struct ax_rt_spec {
 	const char *id;              /* [A-Za-z0-9_.-]{1,64}: hostname prefix (12 chars) and cgroup name */
 	const char *state_dir;       /* $ALLOX_HOME/engine/sandboxes/<id>; exists, private to the engine */
@@ -37,6 +44,9 @@ typedef struct ax_rt_spec {
 	                              * uid_base of the sandbox that captured it; 0 for layers stored
 	                              * unshifted); NULL = all 0 */
 	bool nesting;                /* may create user namespaces (nested sandboxes) */
+	ax_net_mode network;
+	int net_ready_w;             /* AX_NET_ISOLATED: written to (or closed) by the stack once the
+	                              * sandbox's interface is configured; 0-2 or -1 = none */
 	long long memory_bytes;      /* 0 = no limit */
 	long long pids_max;          /* 0 = no limit; counts bwrap's monitor process too */
 	long long cpu_millis;        /* CPU time per wall time, in millicores (1000 = one CPU); 0 = no limit */
@@ -49,6 +59,8 @@ typedef struct ax_rt_handle {
 	unsigned long long start;    /* its start time (/proc/<pid>/stat field 22), against pid reuse */
 	pid_t init_pid;              /* host pid of PID 1 inside */
 	unsigned long long init_start;
+	pid_t net_pid;               /* the user-mode stack (host pid), 0 = none */
+	unsigned long long net_start;
 	bool cgroup;                 /* the sandbox has its own freezer cgroup (limits: see note) */
 	char note[256];              /* what is not enforced or differs, "" when nothing */
 } ax_rt_handle;

@@ -141,12 +141,17 @@ int ax_rt_kill(const ax_rt_handle *h, const char *id, ax_error *err)
 		kill(h->init_pid, SIGKILL);
 	if (ax_rt_proc_same(h->pid, h->start))
 		kill(h->pid, SIGKILL);
+	/* It dies with bwrap's monitor anyway (netns.c); without cgroups this
+	 * is what ends it when the monitor is already gone. */
+	if (h->net_pid > 0 && ax_rt_proc_same(h->net_pid, h->net_start))
+		kill(h->net_pid, SIGKILL);
 	ax_cg_kill_all(&cg);
 	ax_cg_thaw_nowait(&cg);
 	for (;;) {
 		int left = ax_cg_kill_all(&cg);
 
 		left += ax_rt_proc_same(h->init_pid, h->init_start) + ax_rt_proc_same(h->pid, h->start);
+		left += h->net_pid > 0 && ax_rt_proc_same(h->net_pid, h->net_start);
 		if (have_ns)
 			left += ns_signal(&ns, SIGKILL, NULL);
 		if (!left)

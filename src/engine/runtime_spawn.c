@@ -32,7 +32,7 @@
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
 
-enum { ST_PID = 1, ST_FAIL = 2 };
+enum { ST_PID = 1, ST_FAIL = 2, ST_NET = 3 };
 
 typedef struct status_rec {
 	int kind, step, err, arg;
@@ -172,6 +172,16 @@ static __attribute__((noreturn)) void setup(const ax_spawn *sp)
 		if (sp->cg_fds[k] >= 0 && write(sp->cg_fds[k], who, len) != (ssize_t)len)
 			child_fail(sp, AX_STEP_CGROUP, k);
 	}
+	/* The stack starts now, in the cgroups (its memory is the sandbox's,
+	 * and a kill of the sandbox ends it) but in the host's mount and
+	 * network namespaces, and runs while bwrap starts. */
+	if (sp->net && sp->net->argv) {
+		pid_t stack = ax_net_launch(sp->net);
+
+		if (stack < 0)
+			child_fail(sp, AX_STEP_NET_STACK, 0);
+		send_rec(sp->status_w, ST_NET, 0, 0, (int)stack, 0);
+	}
 	if (unshare(CLONE_NEWNS) < 0)
 		child_fail(sp, AX_STEP_UNSHARE, 0);
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
@@ -214,6 +224,9 @@ static __attribute__((noreturn)) void setup(const ax_spawn *sp)
 	 * program the operator starts. A lower limit is always allowed. */
 	if (sp->nofile.rlim_max && setrlimit(RLIMIT_NOFILE, &sp->nofile) < 0)
 		child_fail(sp, AX_STEP_EXEC, 0);
+	/* bwrap (no --unshare-net) and the sandbox then live in it. */
+	if (sp->net && ax_net_enter(sp->net) < 0)
+		child_fail(sp, AX_STEP_NETNS, 0);
 	/* Become the sandbox's unprivileged host uid: bwrap then has
 	 * capabilities only in the sandbox's user namespace, which that uid
 	 * owns (userns.c), and none on the host. Raw calls: glibc's would
@@ -338,19 +351,27 @@ static void describe(const ax_plan *mounts, int step, int arg, int e, ax_error *
 	case AX_STEP_IDENTITY:
 		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot take the sandbox's host uid: %s", m);
 		break;
+	case AX_STEP_NET_STACK:
+		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot start the sandbox's network stack: %s", m);
+		break;
+	case AX_STEP_NETNS:
+		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot set up the sandbox's network namespace: %s", m);
+		break;
 	default:
 		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot run %s: %s", AX_RT_BWRAP, m);
 		break;
 	}
 }
 
-int ax_spawn_status(int fd, const ax_plan *mounts, pid_t *setup_pid, unsigned long long *start, ax_error *err)
+int ax_spawn_status(int fd, const ax_plan *mounts, pid_t *setup_pid, unsigned long long *start, pid_t *net_pid,
+		    ax_error *err)
 {
 	long long deadline = ax_rt_now_ms() + AX_RT_START_MS;
 	status_rec r;
 	size_t got = 0;
 
 	*setup_pid = 0;
+	*net_pid = 0;
 	for (;;) {
 		struct pollfd p = { fd, POLLIN, 0 };
 		long long left = deadline - ax_rt_now_ms();
@@ -378,6 +399,8 @@ int ax_spawn_status(int fd, const ax_plan *mounts, pid_t *setup_pid, unsigned lo
 		if (r.kind == ST_PID) {
 			*setup_pid = r.arg;
 			*start = r.start;
+		} else if (r.kind == ST_NET) {
+			*net_pid = r.arg;
 		} else {
 			describe(mounts, r.step, r.arg, r.err, err);
 			return -1;

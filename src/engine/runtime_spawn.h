@@ -2,6 +2,7 @@
 #ifndef ALLOX_RUNTIME_SPAWN_H
 #define ALLOX_RUNTIME_SPAWN_H
 
+#include "netns.h"
 #include "runtime_internal.h"
 
 /* Setup steps other than the mount plan's (which are reported by index). */
@@ -16,6 +17,8 @@ enum {
 	AX_STEP_EXEC = -8,
 	AX_STEP_ROOT = -9,
 	AX_STEP_IDENTITY = -10,
+	AX_STEP_NET_STACK = -11,
+	AX_STEP_NETNS = -12,
 };
 
 /* What the setup process needs, all prepared by the parent. Every fd here is
@@ -32,6 +35,7 @@ typedef struct ax_spawn {
 	int userns_fd;              /* the sandbox's own, for bwrap --userns */
 	int seccomp_fd;             /* for bwrap --seccomp, -1 when none */
 	unsigned uid_base;          /* the host identity bwrap runs as */
+	const ax_net *net;          /* the sandbox's network; NULL: the host's */
 	struct rlimit nofile;       /* RLIMIT_NOFILE for bwrap and the sandbox; rlim_max 0 = ours */
 	char *stack_b;              /* set by ax_spawn_fork */
 	char *scratch;              /* set by ax_spawn_fork: AX_SPAWN_SCRATCH bytes for setup */
@@ -44,8 +48,10 @@ typedef struct ax_spawn {
 pid_t ax_spawn_fork(ax_spawn *sp);
 
 /* Read the status pipe to EOF: 0 once bwrap has been exec'd, with the setup
- * (= bwrap monitor) pid and start time in SETUP_PID and START; -1 with ERR
- * describing the failed step (SETUP_PID is still set when known). */
-int ax_spawn_status(int fd, const ax_plan *mounts, pid_t *setup_pid, unsigned long long *start, ax_error *err);
+ * (= bwrap monitor) pid and start time in SETUP_PID and START and the
+ * network stack's pid in NET_PID (0: none); -1 with ERR describing the
+ * failed step (SETUP_PID and NET_PID are still set when known). */
+int ax_spawn_status(int fd, const ax_plan *mounts, pid_t *setup_pid, unsigned long long *start, pid_t *net_pid,
+		    ax_error *err);
 
 #endif

@@ -23,8 +23,6 @@
 #include "timeutil.h"
 #include "untrusted.h"
 
-#define EXECD_PORT 44772
-#define AIO_PORT 8080
 #define MIN_TIMEOUT 60
 
 /* ---------- records ---------- */
@@ -58,6 +56,8 @@ static void handle_of(const json_t *rec, ax_rt_handle *h)
 	h->start = (unsigned long long)json_integer_value(json_object_get(rt, "start"));
 	h->init_pid = (pid_t)json_integer_value(json_object_get(rt, "initPid"));
 	h->init_start = (unsigned long long)json_integer_value(json_object_get(rt, "initStart"));
+	h->net_pid = (pid_t)json_integer_value(json_object_get(rt, "netPid"));
+	h->net_start = (unsigned long long)json_integer_value(json_object_get(rt, "netStart"));
 	h->cgroup = json_is_true(json_object_get(rt, "cgroup"));
 	snprintf(h->note, sizeof h->note, "%s", json_string_value(json_object_get(rt, "note")) ?: "");
 }
@@ -130,7 +130,7 @@ static void add_entrypoint_status(ax_engine *e, json_t *v)
 static json_t *view(const json_t *rec, bool created)
 {
 	static const char *const keys[] = { "id", "image", "snapshotId", "status", "metadata", "entrypoint",
-					    "resourceLimits", "expiresAt", "createdAt" };
+					    "resourceLimits", "network", "expiresAt", "createdAt" };
 	bool restored = json_object_get(rec, "snapshotId") != NULL;
 	json_t *v = json_object();
 	size_t i;
@@ -332,6 +332,12 @@ static int check_create(const json_t *body, ax_resp *resp)
 		ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER", "extensions must be an object of strings");
 		return -1;
 	}
+	if (ax_net_mode_parse(json_string_value(json_object_get(json_object_get(body, "extensions"), AX_NET_EXTENSION)),
+			      NULL) < 0) {
+		ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER",
+			      "extensions.%s must be \"isolated\", \"none\" or \"host\"", AX_NET_EXTENSION);
+		return -1;
+	}
 	if (meta && !string_map(meta)) {
 		ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER", "metadata must be an object of strings");
 		return -1;
@@ -432,12 +438,13 @@ static json_t *spawn(ax_engine *e, const json_t *rec, ax_error *err)
 {
 	const char *id = json_string_value(json_object_get(rec, "id"));
 	const json_t *ep = json_object_get(rec, "entrypoint"), *limits = json_object_get(rec, "resourceLimits");
-	char token[65], fdbuf[3][16], maxbuf[24], *dir = ax_store_dir(e, id);
+	char token[65], fdbuf[5][16], maxbuf[24], *dir = ax_store_dir(e, id);
 	char **env = env_list(json_object_get(rec, "env"));
 	char **layers = ax_layer_paths(e, json_object_get(rec, "layers"));
 	unsigned *bases = ax_layer_bases(rec);
 	const char **argv = NULL;
-	int lfd = -1, tp[2] = { -1, -1 }, ofd = -1, port = 0, keep[4];
+	int lfd = -1, cfd = -1, tp[2] = { -1, -1 }, rp[2] = { -1, -1 }, ofd = -1, port = 0, cdp_port = 0, keep[6];
+	ax_net_mode mode = AX_NET_ISOLATED;
 	size_t i, n = json_array_size(ep);
 	ax_rt_spec spec;
 	ax_rt_handle h;
@@ -449,7 +456,10 @@ static json_t *spawn(ax_engine *e, const json_t *rec, ax_error *err)
 		goto out;
 	}
 	lfd = listen_loopback(&port);
-	if (lfd < 0 || pipe(tp) < 0) {
+	/* A second one for the agent's DevTools relay: Chromium listens in the
+	 * sandbox's own network, out of the host's reach. */
+	cfd = lfd < 0 ? -1 : listen_loopback(&cdp_port);
+	if (lfd < 0 || cfd < 0 || pipe(tp) < 0) {
 		ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot set up the agent's socket: %s", strerror(errno));
 		goto out;
 	}
@@ -463,11 +473,20 @@ static json_t *spawn(ax_engine *e, const json_t *rec, ax_error *err)
 	ofd = open_console_old(dir, err);
 	if (ofd < 0)
 		goto out;
+	ax_net_mode_parse(json_string_value(json_object_get(rec, "network")), &mode);
+	/* The stack says when the sandbox's interface is up; the agent holds
+	 * the commands it starts until then (a create does not wait for it). */
+	if (mode == AX_NET_ISOLATED && pipe2(rp, O_CLOEXEC) < 0) {
+		ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot create a pipe: %s", strerror(errno));
+		goto out;
+	}
 	snprintf(fdbuf[0], sizeof fdbuf[0], "%d", lfd);
 	snprintf(fdbuf[1], sizeof fdbuf[1], "%d", tp[0]);
 	snprintf(fdbuf[2], sizeof fdbuf[2], "%d", ofd);
+	snprintf(fdbuf[3], sizeof fdbuf[3], "%d", rp[0]);
+	snprintf(fdbuf[4], sizeof fdbuf[4], "%d", cfd);
 	snprintf(maxbuf, sizeof maxbuf, "%lld", e->console_log_max);
-	argv = calloc(n + 13, sizeof *argv);
+	argv = calloc(n + 17, sizeof *argv);
 	if (!argv) {
 		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
 		goto out;
@@ -483,13 +502,26 @@ static json_t *spawn(ax_engine *e, const json_t *rec, ax_error *err)
 	argv[8] = fdbuf[2];
 	argv[9] = "--log-max";
 	argv[10] = maxbuf;
-	argv[11] = "--";
-	json_array_foreach(ep, i, x)
-		argv[12 + i] = json_string_value(x);
+	i = 11;
+	argv[i++] = "--cdp-listen-fd";
+	argv[i++] = fdbuf[4];
+	if (rp[0] >= 0) {
+		argv[i++] = "--net-ready-fd";
+		argv[i++] = fdbuf[3];
+	}
+	argv[i++] = "--";
+	{
+		size_t first = i;
+
+		json_array_foreach(ep, i, x)
+			argv[first + i] = json_string_value(x);
+	}
 	keep[0] = lfd;
 	keep[1] = tp[0];
 	keep[2] = ofd;
-	keep[3] = -1;
+	keep[3] = cfd;
+	keep[4] = rp[0] >= 0 ? rp[0] : -1;
+	keep[5] = -1;
 	memset(&spec, 0, sizeof spec);
 	spec.id = id;
 	spec.state_dir = dir;
@@ -505,6 +537,8 @@ static json_t *spawn(ax_engine *e, const json_t *rec, ax_error *err)
 	spec.host_mask = json_string_length(json_object_get(rec, "hostMask")) ?
 				 json_string_value(json_object_get(rec, "hostMask")) : NULL;
 	spec.nesting = e->nesting;
+	spec.network = mode;
+	spec.net_ready_w = rp[1];
 	/* Fail closed: without its mask a host sandbox would read the host's secrets. */
 	if (!spec.host_mask && strcmp(spec.image ?: "", "host") == 0) {
 		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot hide the host's private files (see the engine's log)");
@@ -518,9 +552,10 @@ static json_t *spawn(ax_engine *e, const json_t *rec, ax_error *err)
 	spec.nofile_max = e->nofile.rlim_max;
 	if (ax_rt_start(&spec, &h, err) < 0)
 		goto out;
-	runtime = json_pack("{s:I, s:I, s:I, s:I, s:b, s:s, s:i, s:s}", "pid", (json_int_t)h.pid, "start",
+	runtime = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:s, s:i, s:s}", "pid", (json_int_t)h.pid, "start",
 			    (json_int_t)h.start, "initPid", (json_int_t)h.init_pid, "initStart",
-			    (json_int_t)h.init_start, "cgroup", h.cgroup, "note", h.note, "agentPort", port,
+			    (json_int_t)h.init_start, "netPid", (json_int_t)h.net_pid, "netStart",
+			    (json_int_t)h.net_start, "cgroup", h.cgroup, "note", h.note, "agentPort", port,
 			    "token", token);
 	if (!runtime) {
 		ax_rt_kill(&h, id, NULL);
@@ -529,12 +564,17 @@ static json_t *spawn(ax_engine *e, const json_t *rec, ax_error *err)
 out:
 	if (lfd >= 0)
 		close(lfd);
+	if (cfd >= 0)
+		close(cfd);
 	if (tp[0] >= 0)
 		close(tp[0]);
 	if (tp[1] >= 0)
 		close(tp[1]);
 	if (ofd >= 0)
 		close(ofd);
+	for (int k = 0; k < 2; k++)
+		if (rp[k] >= 0)
+			close(rp[k]);
 	free(argv);
 	free_list(env);
 	free_list(layers);
@@ -661,6 +701,11 @@ static void create(ax_engine *e, const ax_req *req, ax_resp *resp)
 	}
 	/* MCP servers for the agent: in its environment, which the record keeps
 	 * (so a restart of the sandbox gets them too) and the API never shows. */
+	/* Its network: kept in the record (restarts and restores of the
+	 * engine see it) and shown by get. */
+	json_object_set_new(rec, "network",
+			    json_string(json_string_value(json_object_get(json_object_get(body, "extensions"),
+									  AX_NET_EXTENSION)) ?: "isolated"));
 	if (json_is_string(json_object_get(json_object_get(body, "extensions"), "allox.mcp.servers")))
 		json_object_set(json_object_get(rec, "env"), "ALLOX_AGENT_MCP_SERVERS",
 				json_object_get(json_object_get(body, "extensions"), "allox.mcp.servers"));
@@ -874,12 +919,12 @@ void ax_resp_page(ax_resp *resp, json_t **sel, size_t n, long page, long size,
  * when they end; collect them so no zombie outlives the sandbox. */
 static void collect(const ax_rt_handle *h, int tries)
 {
-	pid_t pids[2] = { h->pid, h->init_pid };
+	pid_t pids[3] = { h->pid, h->init_pid, h->net_pid };
 	int i, left;
 
 	do {
 		left = 0;
-		for (i = 0; i < 2; i++) {
+		for (i = 0; i < 3; i++) {
 			if (pids[i] <= 0)
 				continue;
 			if (waitpid(pids[i], NULL, WNOHANG) == 0)
@@ -899,6 +944,7 @@ static void destroy(ax_engine *e, const char *id, json_t *rec)
 	char *dir = ax_store_dir(e, id);
 
 	handle_of(rec, &h);
+	ax_endpoints_drop(e, id);
 	/* Also without a runtime (an engine that died while spawning it): its
 	 * processes and cgroups are then found by id alone. */
 	if (ax_rt_kill(&h, id, &err) < 0)
@@ -963,31 +1009,6 @@ static void renew(ax_engine *e, const char *id, json_t *rec, const ax_req *req, 
 		resp->body = json_pack("{s:s}", "expiresAt", canon);
 	}
 	json_decref(body);
-}
-
-static void endpoint(ax_engine *e, json_t *rec, const char *port_s, ax_resp *resp)
-{
-	const json_t *rt = json_object_get(rec, "runtime");
-	char *end, ep[64];
-	long port;
-
-	(void)e;
-	errno = 0;
-	port = strtol(port_s, &end, 10);
-	if (errno || end == port_s || *end || port < 1 || port > 65535) {
-		ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER", "port must be an integer from 1 to 65535");
-		return;
-	}
-	resp->status = 200;
-	/* execd and the AIO runtime are both served by the agent, behind its token. */
-	if (port == EXECD_PORT || port == AIO_PORT) {
-		snprintf(ep, sizeof ep, "127.0.0.1:%lld", (long long)json_integer_value(json_object_get(rt, "agentPort")));
-		resp->body = json_pack("{s:s, s:{s:O}}", "endpoint", ep, "headers", "X-EXECD-ACCESS-TOKEN",
-				       json_object_get(rt, "token"));
-	} else {
-		snprintf(ep, sizeof ep, "127.0.0.1:%ld", port);
-		resp->body = json_pack("{s:s}", "endpoint", ep);
-	}
 }
 
 static void patch_metadata(ax_engine *e, json_t *rec, const ax_req *req, ax_resp *resp)
@@ -1079,7 +1100,7 @@ void ax_sandboxes_route(ax_engine *e, const ax_req *req, ax_resp *resp)
 		/* The agent's port and token are known once it started. */
 		rec = settled(e, id);
 		if (rec)
-			endpoint(e, rec, tail + 11, resp);
+			ax_endpoint(e, rec, tail + 11, resp);
 		else
 			ax_resp_error(resp, 404, "SANDBOX::NOT_FOUND", "sandbox %s not found", id);
 	} else {

@@ -86,8 +86,10 @@ static const int deny[] = {
 
 /* Socket families whose sockets reach past the network namespace (vsock
  * talks to the hypervisor's host) or into the kernel's crypto code (AF_ALG),
- * denied as by Docker. */
-static const int deny_family[] = { AF_VSOCK, AF_ALG };
+ * denied as by Docker; and AF_PACKET, whose raw frames would reach the
+ * user-mode stack past the namespace's routes (netns.c), so a sandbox could
+ * make it connect where those routes forbid. */
+static const int deny_family[] = { AF_VSOCK, AF_ALG, AF_PACKET };
 
 /* The personality(2) flags Docker allows (besides PER_LINUX, 0, and the
  * 0xffffffff query): no ADDR_NO_RANDOMIZE, READ_IMPLIES_EXEC, MMAP_PAGE_ZERO

@@ -22,6 +22,7 @@
 
 typedef struct maker {
 	unsigned owner;
+	int flags;              /* CLONE_NEWUSER, plus CLONE_NEWNET for a sandbox's network */
 	int ready_w, go_r, go_w;
 } maker;
 
@@ -34,7 +35,7 @@ static int make_ns(void *arg)
 
 	close(m->go_w);
 	if (syscall(SYS_setgroups, 0, NULL) < 0 || syscall(SYS_setresgid, m->owner, m->owner, m->owner) < 0 ||
-	    syscall(SYS_setresuid, m->owner, m->owner, m->owner) < 0 || unshare(CLONE_NEWUSER) < 0)
+	    syscall(SYS_setresuid, m->owner, m->owner, m->owner) < 0 || unshare(m->flags) < 0)
 		c = 1;
 	if (write(m->ready_w, &c, 1) != 1 || c)
 		_exit(1);
@@ -53,7 +54,8 @@ static int write_map(pid_t pid, const char *file, const char *map)
 	return ax_rt_write_file(path, map);
 }
 
-int ax_userns_open(unsigned inside, unsigned outside, unsigned count, unsigned owner, int *fd, ax_error *err)
+int ax_userns_open(unsigned inside, unsigned outside, unsigned count, unsigned owner, int *fd, int *netns_fd,
+		   ax_error *err)
 {
 	enum { STACK = 64 * 1024 };
 	int ready[2] = { -1, -1 }, go[2] = { -1, -1 }, rc = -1, e = 0;
@@ -62,11 +64,18 @@ int ax_userns_open(unsigned inside, unsigned outside, unsigned count, unsigned o
 	pid_t pid = -1;
 
 	*fd = -1;
+	if (netns_fd)
+		*netns_fd = -1;
 	if (pipe2(ready, O_CLOEXEC) < 0 || pipe2(go, O_CLOEXEC) < 0 || !(stack = malloc(STACK))) {
 		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create a user namespace: %s", strerror(errno));
 		goto out;
 	}
 	m.owner = owner;
+	/* One unshare: the network namespace is then owned by the new user
+	 * namespace, so its owner (the sandbox's host uid, which runs the
+	 * user-mode stack) may join it and nobody inside may reconfigure it
+	 * without capabilities bwrap drops. */
+	m.flags = CLONE_NEWUSER | (netns_fd ? CLONE_NEWNET : 0);
 	m.ready_w = ready[1];
 	m.go_r = go[0];
 	m.go_w = go[1];
@@ -92,6 +101,16 @@ int ax_userns_open(unsigned inside, unsigned outside, unsigned count, unsigned o
 	if (*fd < 0) {
 		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot open %s: %s", path, strerror(errno));
 		goto out;
+	}
+	if (netns_fd) {
+		snprintf(path, sizeof path, "/proc/%d/ns/net", (int)pid);
+		*netns_fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (*netns_fd < 0) {
+			ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot open %s: %s", path, strerror(errno));
+			close(*fd);
+			*fd = -1;
+			goto out;
+		}
 	}
 	rc = 0;
 out:

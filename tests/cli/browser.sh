@@ -41,9 +41,14 @@ be32() {
 	echo $((0x$(hex "$1" "$2" 4)))
 }
 
-# port_of CDP_URL
+# port_of CDP_URL: the port of the agent's DevTools relay on the host.
 port_of() {
-	printf '%s' "$1" | sed -n 's|^ws://127\.0\.0\.1:\([0-9]*\)/devtools/browser/.*|\1|p'
+	printf '%s' "$1" | sed -n 's|^ws://127\.0\.0\.1:\([0-9]*\)/cdp/[0-9a-f]*/devtools/browser/.*|\1|p'
+}
+
+# http_base CDP_URL: the relay's http:// URL with its secret path.
+http_base() {
+	printf '%s' "$1" | sed -n 's|^ws://\(.*\)/devtools/browser/.*|http://\1|p'
 }
 
 # browser_pid ID: the host pid of sandbox ID's Chromium (the process started
@@ -71,7 +76,7 @@ no_process_with() {
 t "aio browser info: user agent, cdp_url on 127.0.0.1, vnc_url null, viewport"
 run allox aio browser info -o json
 expect_rc 0
-jq -e '(.user_agent | test("HeadlessChrome/")) and (.cdp_url | test("^ws://127\\.0\\.0\\.1:[0-9]+/devtools/browser/[0-9a-f-]+$"))
+jq -e '(.user_agent | test("HeadlessChrome/")) and (.cdp_url | test("^ws://127\\.0\\.0\\.1:[0-9]+/cdp/[0-9a-f]{32}/devtools/browser/[0-9a-f-]+$"))
 	and .vnc_url == null and .viewport == {width: 1280, height: 1024} and .page_viewport == .viewport' \
 	"$TMP/out" >/dev/null || fail "json"
 cp "$TMP/out" "$TMP/info1"
@@ -90,9 +95,22 @@ run allox aio browser info -o json
 [ "$(jq -r .cdp_url "$TMP/out")" = "$CDP" ] || fail "cdp_url changed"
 
 t "cdp_url from the host: /json/version names the browser and the same WebSocket"
-curl -sS --max-time 10 "http://127.0.0.1:$PORT/json/version" >"$TMP/out" 2>"$TMP/err" || fail "curl"
+curl -sS --max-time 10 "$(http_base "$CDP")/json/version" >"$TMP/out" 2>"$TMP/err" || fail "curl"
 jq -e --arg u "$CDP" '(.Browser | test("^(Headless)?Chrome/[0-9.]+$")) and .webSocketDebuggerUrl == $u' \
 	"$TMP/out" >/dev/null || fail "json/version"
+
+t "DevTools only through the relay, with its secret path or the sandbox's token"
+code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 10 "http://127.0.0.1:$PORT/json/version")
+[ "$code" = 401 ] || fail "no secret, no token: $code"
+code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 10 "http://127.0.0.1:$PORT/cdp/00000000000000000000000000000000/json/version")
+[ "$code" = 401 ] || fail "a wrong secret: $code"
+tok=$(curl -sf --unix-socket "$ALLOX_HOME/run/engine.sock" "http://x/v1/sandboxes/$ID/endpoints/44772" |
+	jq -r '.headers["X-EXECD-ACCESS-TOKEN"]')
+curl -sS --max-time 10 -H "X-EXECD-ACCESS-TOKEN: $tok" "http://127.0.0.1:$PORT/json/version" >"$TMP/out" 2>"$TMP/err" ||
+	fail "curl with the token"
+jq -e '.Browser | test("Chrome/")' "$TMP/out" >/dev/null || fail "json/version with the token"
+code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 10 -H "X-EXECD-ACCESS-TOKEN: x$tok" "http://127.0.0.1:$PORT/json/version")
+[ "$code" = 401 ] || fail "a wrong token: $code"
 
 t "cdp_url from the host: Runtime.evaluate over the WebSocket returns 2 for 1+1"
 run "$CDP_EVAL" "$CDP" "1+1"

@@ -88,10 +88,11 @@ expect_out "{
   \"cpu\": \"1\",
   \"memory\": \"2Gi\",
   \"pids\": \"1024\",
-  \"disk\": \"10Gi\"
+  \"disk\": \"10Gi\",
+  \"network\": \"isolated\"
 }"
 run allox sandbox get "$D"
-expect_out_has "pids:   1024"
+expect_out_has "pids:    1024"
 run allox sandbox get "$D" -o yaml
 expect_out_has "pids: '1024'"
 if [ "$have_cgroups" = 1 ]; then
@@ -138,7 +139,8 @@ expect_out "{
   \"cpu\": \"0.5\",
   \"memory\": \"256Mi\",
   \"pids\": \"64\",
-  \"disk\": \"100Mi\"
+  \"disk\": \"100Mi\",
+  \"network\": \"isolated\"
 }"
 jq -e '.resourceLimits == {"cpu": "0.5", "memory": "256Mi", "pids": "64", "ephemeral-storage": "100Mi"}' \
 	"$STATE/$ID/record.json" >/dev/null || fail "record: $(jq -c .resourceLimits "$STATE/$ID/record.json")"

@@ -33,7 +33,8 @@ expect_out "{
   \"cpu\": \"1\",
   \"memory\": \"2Gi\",
   \"pids\": \"1024\",
-  \"disk\": \"10Gi\"
+  \"disk\": \"10Gi\",
+  \"network\": \"isolated\"
 }"
 run allox sandbox endpoint "$ID" -o json
 jq -e --arg id "$ID" '.sandbox_id == $id' "$TMP/out" >/dev/null || fail "endpoint"

@@ -702,7 +702,7 @@ if [ -z "${aio_down:-}" ]; then
 		eval '[ "$code" = 500 ] && only_violation "$VNC_NULL_VIOLATION"'
 	req browser-info-direct GET "http://$AGENT/v1/browser/info"
 	check "agent (direct): GET /v1/browser/info (cdp_url, vnc_url null, viewport)" \
-		eval '[ "$code" = 200 ] && jtrue "$TMP/out" "$AIO_OK && /^ws:\\/\\/127\\.0\\.0\\.1:[0-9]+\\/devtools\\/browser\\//.test(d.data.cdp_url) &&
+		eval '[ "$code" = 200 ] && jtrue "$TMP/out" "$AIO_OK && /^ws:\\/\\/127\\.0\\.0\\.1:[0-9]+\\/cdp\\/[0-9a-f]{32}\\/devtools\\/browser\\//.test(d.data.cdp_url) &&
 			typeof d.data.user_agent === \"string\" && d.data.vnc_url === null && Number.isInteger(d.data.viewport.width) &&
 			Number.isInteger(d.data.viewport.height)"'
 	req browser-shot GET "$APROXY/v1/browser/screenshot?format=png"

@@ -223,6 +223,7 @@ static const call denied[] = {
 	{ "ioperm", SYS_ioperm, { 0x10000, 1, 0 } },
 	{ "socket AF_VSOCK", SYS_socket, { AF_VSOCK, SOCK_STREAM } },
 	{ "socket AF_ALG", SYS_socket, { AF_ALG, SOCK_SEQPACKET } },
+	{ "socket AF_PACKET", SYS_socket, { AF_PACKET, SOCK_RAW } },
 	/* The kernel reads an int: the high half must not hide the family. */
 	{ "socket AF_VSOCK | 1 << 32", SYS_socket, { AF_VSOCK | (1L << 32), SOCK_STREAM } },
 	/* Docker's personality rule. */

@@ -1,0 +1,121 @@
+/* A sandbox's network as the lifecycle API sees it: the mode a create asks
+ * for, and the endpoints of its ports. */
+#include "engine.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "forward.h"
+
+int ax_net_mode_parse(const char *s, ax_net_mode *mode)
+{
+	ax_net_mode m;
+
+	if (!s || strcmp(s, "isolated") == 0)
+		m = AX_NET_ISOLATED;
+	else if (strcmp(s, "none") == 0)
+		m = AX_NET_NONE;
+	else if (strcmp(s, "host") == 0)
+		m = AX_NET_HOST;
+	else
+		return -1;
+	if (mode)
+		*mode = m;
+	return 0;
+}
+
+/* The ports the agent serves itself, behind its token (execd's and AIO's). */
+#define EXECD_PORT 44772
+#define AIO_PORT 8080
+
+/* An fd of the network namespace of REC's PID 1, or -1 when it is not
+ * running (checked after the open: the pid cannot have been reused). */
+static int netns_of(const json_t *rec)
+{
+	const json_t *rt = json_object_get(rec, "runtime");
+	ax_rt_handle h;
+	char path[64];
+	int fd;
+
+	memset(&h, 0, sizeof h);
+	h.init_pid = (pid_t)json_integer_value(json_object_get(rt, "initPid"));
+	h.init_start = (unsigned long long)json_integer_value(json_object_get(rt, "initStart"));
+	if (!ax_rt_alive(&h))
+		return -1;
+	snprintf(path, sizeof path, "/proc/%d/ns/net", (int)h.init_pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && !ax_rt_alive(&h)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+void ax_endpoint(ax_engine *e, json_t *rec, const char *port_s, ax_resp *resp)
+{
+	const json_t *rt = json_object_get(rec, "runtime");
+	const char *id = json_string_value(json_object_get(rec, "id")) ?: "";
+	/* Sandboxes started before there were modes share the host's network. */
+	const char *mode_s = json_string_value(json_object_get(rec, "network")) ?: "host";
+	ax_net_mode mode = AX_NET_HOST;
+	char *end, ep[64];
+	ax_error err;
+	long port;
+	int ns, rc, host_port = 0;
+
+	errno = 0;
+	port = strtol(port_s, &end, 10);
+	if (errno || end == port_s || *end || port < 1 || port > 65535) {
+		ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER", "port must be an integer from 1 to 65535");
+		return;
+	}
+	/* execd and the AIO runtime are both served by the agent, behind its
+	 * token, on the socket the engine made for it on the host's loopback. */
+	if (port == EXECD_PORT || port == AIO_PORT) {
+		snprintf(ep, sizeof ep, "127.0.0.1:%lld", (long long)json_integer_value(json_object_get(rt, "agentPort")));
+		resp->status = 200;
+		resp->body = json_pack("{s:s, s:{s:O}}", "endpoint", ep, "headers", "X-EXECD-ACCESS-TOKEN",
+				       json_object_get(rt, "token"));
+		return;
+	}
+	ax_net_mode_parse(mode_s, &mode);
+	ns = netns_of(rec);
+	if (ns < 0) {
+		ax_resp_error(resp, 409, "SANDBOX::NOT_RUNNING", "sandbox %s is not running", id);
+		return;
+	}
+	if (mode == AX_NET_HOST) {
+		/* Its ports are the host's already: only say whether one listens. */
+		rc = ax_fwd_listening(ns, (int)port, &err);
+		host_port = (int)port;
+	} else {
+		if (!e->forwards)
+			e->forwards = ax_fwds_new();
+		rc = e->forwards ? ax_fwd_get(e->forwards, id, ns, (int)port, &host_port, &err)
+				 : ax_fail(&err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		rc = rc == 0 ? 1 : strcmp(err.code, "NOT_LISTENING") == 0 ? 0 : -1;
+	}
+	close(ns);
+	if (rc < 0) {
+		ax_resp_error(resp, 500, "SANDBOX::RUNTIME_ERROR", "cannot make an endpoint for port %ld: %s", port,
+			      err.message);
+	} else if (rc == 0) {
+		/* The spec's endpoint is for a service listening in the sandbox: an
+		 * address for nothing could lead a client to an unrelated server. */
+		ax_resp_error(resp, 404, "SANDBOX::PORT_NOT_LISTENING",
+			      "nothing listens on port %ld in sandbox %s: start the server first", port, id);
+	} else {
+		snprintf(ep, sizeof ep, "127.0.0.1:%d", host_port);
+		resp->status = 200;
+		resp->body = json_pack("{s:s}", "endpoint", ep);
+	}
+}
+
+void ax_endpoints_drop(ax_engine *e, const char *id)
+{
+	ax_fwd_drop(e->forwards, id);
+}
