@@ -79,6 +79,10 @@ static const ax_option_spec sandbox_create_options[] = {
 	{ "network", 0, AX_OPT_CHOICE, "MODE", network_modes, NULL, false,
 	  "isolated (own namespace, outbound only), none (loopback only) or host (unsafe: the host's network); "
 	  "default: the server's (isolated locally)" },
+	{ "allow-domain", 0, AX_OPT_STRING, "DOMAIN", NULL, NULL, true,
+	  "let the sandbox resolve and reach DOMAIN (*.DOMAIN: its subdomains); with any, all else is denied" },
+	{ "deny-domain", 0, AX_OPT_STRING, "DOMAIN", NULL, NULL, true,
+	  "never let the sandbox resolve DOMAIN (*.DOMAIN: its subdomains); wins over --allow-domain" },
 	END_OPTIONS,
 };
 
@@ -106,6 +110,7 @@ static const char *const sandbox_create_examples[] = {
 	"allox-cli sandbox create --image rootfs:/srv/images/alpine --timeout none",
 	"allox-cli sandbox create --cpu 0.5 --memory 512Mi --pids 256 --disk 1Gi",
 	"allox-cli sandbox create --network none",
+	"allox-cli sandbox create --allow-domain pypi.org --allow-domain '*.pythonhosted.org'",
 	NULL,
 };
 

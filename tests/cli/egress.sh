@@ -154,9 +154,9 @@ resolves "$P" allowed.test && fail "allowed.test, now denied, resolves"
 reaches "$P" "$ALLOWED" && fail "$ALLOWED still reached after allowed.test was denied"
 reaches "$P" a.wild.test || fail "a.wild.test lost its address in the change"
 run allox sandbox get "$P" -o json
-jq -e '.network_policy.egress[0].target == "denied.test"' "$TMP/out" >/dev/null ||
-	jq -e '.networkPolicy.egress[0].target == "denied.test"' "$STATE/$P/record.json" >/dev/null ||
-	fail "the record keeps the old policy"
+jq -e '.egress_default == "deny" and
+	.egress_rules == "allow denied.test, deny allowed.test, deny bad.wild.test, allow *.wild.test"' "$TMP/out" \
+	>/dev/null || fail "sandbox get after PATCH"
 
 t "DELETE /policy removes rules by target; bad bodies are 400 (text)"
 policy_call DELETE '["denied.test","not-there.test"]'
@@ -196,6 +196,42 @@ policy_call PATCH '[{"action":"deny","target":"denied.test"}]'
 resolves "$E" denied.test && fail "denied.test resolves after PATCH"
 allox sandbox kill "$E" >/dev/null
 
+t "sandbox create --allow-domain / --deny-domain, and sandbox get shows the policy"
+run allox sandbox create --allow-domain allowed.test --allow-domain '*.wild.test' --deny-domain bad.wild.test -o json
+expect_rc 0
+C=$(jq -r .id "$TMP/out")
+jq -e '.networkPolicy == {"defaultAction":"deny","egress":[{"action":"deny","target":"bad.wild.test"},
+	{"action":"allow","target":"allowed.test"},{"action":"allow","target":"*.wild.test"}]}' "$STATE/$C/record.json" \
+	>/dev/null || fail "the policy sent: $(jq -c .networkPolicy "$STATE/$C/record.json")"
+run allox sandbox get "$C" -o json
+jq -e '.network == "isolated" and .egress_default == "deny" and
+	.egress_rules == "deny bad.wild.test, allow allowed.test, allow *.wild.test"' "$TMP/out" >/dev/null ||
+	fail "sandbox get -o json"
+run allox sandbox get "$C"
+expect_out_has "egress_rules"
+expect_out_has "deny bad.wild.test, allow allowed.test"
+reaches "$C" allowed.test || fail "allowed.test not reached"
+resolves "$C" bad.wild.test && fail "bad.wild.test resolves"
+reaches "$C" other.test && fail "other.test reached"
+allox sandbox kill "$C" >/dev/null
+# --deny-domain alone: everything else stays open.
+run allox sandbox create --deny-domain denied.test -o json
+expect_rc 0
+C=$(jq -r .id "$TMP/out")
+run allox sandbox get "$C" -o json
+jq -e '.egress_default == "allow" and .egress_rules == "deny denied.test"' "$TMP/out" >/dev/null || fail "get: allow"
+reaches "$C" other.test || fail "other.test not reached"
+resolves "$C" denied.test && fail "denied.test resolves"
+allox sandbox kill "$C" >/dev/null
+run allox sandbox create --network none --allow-domain allowed.test
+expect_rc 2
+expect_err_has "--network none"
+run allox sandbox create --allow-domain ''
+expect_rc 2
+run allox sandbox create --allow-domain 10.0.0.1
+expect_rc 1
+expect_err_has "IP and CIDR targets are not supported"
+
 t "a sandbox without a policy: the egress API answers, and refuses changes"
 create_api ''
 N=$(jq -r .id "$TMP/api")
@@ -206,6 +242,8 @@ jq -e '.status == "ok" and .mode == "allow_all" and .enforcementMode == "none" a
 policy_call PATCH '[{"action":"deny","target":"denied.test"}]'
 [ "$code" = 400 ] || fail "PATCH: $code"
 grep -q 'without networkPolicy' "$TMP/pol" || fail "message: $(cat "$TMP/pol")"
+run allox sandbox get "$N" -o json
+jq -e 'has("egress_default") | not' "$TMP/out" >/dev/null || fail "get shows a policy for a sandbox without one"
 allox sandbox kill "$N" >/dev/null
 
 t "a restarted engine resolves for the sandboxes it adopts; the filter held meanwhile"
