@@ -22,10 +22,18 @@ def opt_label:
   + "\\fB\\-\\-\(.long | dash)\\fR"
   + (if .kind == "flag" then "" elif .kind == "kv" then " \\fIKEY\\fR=\\fIVALUE\\fR"
      else " \\fI\(.metavar // "VALUE")\\fR" end);
+def bounds($h):
+  [.min, .max] | map(select(. != null)) as $b
+  | if ($b | length) == 0 or ($b | all(. as $x | $h | contains($x))) then ""
+    elif ($b | length) == 2 then "; from \(.[0]) to \(.[1])"
+    elif .[0] then "; at least \(.[0])" else "; at most \(.[1])" end;
 def opt_entry:
-  ".TP\n" + opt_label + "\n"
+  (.help // "") as $h
+  | ".TP\n" + opt_label + "\n"
   + ((.help // "TODO: describe") | esc | cap | prose)
   + (if .choices then "; one of " + (.choices | join(", ")) else "" end)
+  + (if .required and ($h | test("required") | not) then "; required" else "" end)
+  + bounds($h)
   + (if .repeatable then "; may be repeated" else "" end) + "."
   + (if .default then "\nDefault: \\fB\(.default)\\fR." else "" end);
 def usage:

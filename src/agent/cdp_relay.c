@@ -26,6 +26,7 @@
 #include <sys/random.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "browser.h"
@@ -40,6 +41,9 @@
 struct ag_relay {
 	int listen_fd, stop_fd;
 	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t idle;
+	int busy;                 /* connections still reading this struct or the browser */
 	struct ag_browser *browser;
 	char *token;
 	size_t token_len;
@@ -275,6 +279,14 @@ struct conn {
 	int fd;
 };
 
+static void done_with(struct ag_relay *r)
+{
+	pthread_mutex_lock(&r->lock);
+	if (--r->busy == 0)
+		pthread_cond_broadcast(&r->idle);
+	pthread_mutex_unlock(&r->lock);
+}
+
 static void *conn_main(void *arg)
 {
 	struct conn *c = arg;
@@ -331,12 +343,17 @@ static void *conn_main(void *arg)
 		buf = out = NULL;
 		up = (struct pump_args){ c->fd, s };
 		down = (struct pump_args){ s, c->fd };
+		/* From here on neither R nor the browser is touched. */
+		done_with(r);
+		r = NULL;
 		if (pthread_create(&t, NULL, pump, &down) == 0) {
 			pump(&up);
 			pthread_join(t, NULL);
 		}
 	}
 out:
+	if (r)
+		done_with(r);
 	if (s >= 0)
 		close(s);
 	close(c->fd);
@@ -377,7 +394,11 @@ static void *accept_main(void *arg)
 		}
 		c->relay = r;
 		c->fd = fd;
+		pthread_mutex_lock(&r->lock);
+		r->busy++;
+		pthread_mutex_unlock(&r->lock);
 		if (pthread_create(&t, &attr, conn_main, c) != 0) {
+			done_with(r);
 			free(c);
 			close(fd);
 		}
@@ -412,6 +433,8 @@ struct ag_relay *ag_relay_start(int listen_fd, struct ag_browser *b, const char 
 	r->token_len = token_len;
 	r->browser = b;
 	r->listen_fd = listen_fd;
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_cond_init(&r->idle, NULL);
 	r->stop_fd = eventfd(0, EFD_CLOEXEC);
 	if (r->stop_fd < 0 || fcntl(listen_fd, F_SETFD, FD_CLOEXEC) < 0 ||
 	    pthread_create(&r->thread, NULL, accept_main, r) != 0) {
@@ -431,7 +454,9 @@ fail:
 
 void ag_relay_stop(struct ag_relay *r)
 {
+	struct timespec until;
 	uint64_t one = 1;
+	int busy;
 
 	if (!r)
 		return;
@@ -441,6 +466,20 @@ void ag_relay_stop(struct ag_relay *r)
 	pthread_join(r->thread, NULL);
 	close(r->listen_fd);
 	close(r->stop_fd);
+	/* Connections still reading a head or waiting for the browser use R
+	 * and the browser, which goes next: give them a moment, and keep R
+	 * (a leak at the agent's exit) if one is still there. */
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 2;
+	pthread_mutex_lock(&r->lock);
+	while (r->busy > 0 && pthread_cond_timedwait(&r->idle, &r->lock, &until) == 0)
+		;
+	busy = r->busy;
+	pthread_mutex_unlock(&r->lock);
+	if (busy > 0)
+		return;
+	pthread_mutex_destroy(&r->lock);
+	pthread_cond_destroy(&r->idle);
 	free(r->token);
 	free(r);
 }

@@ -246,7 +246,7 @@ static int run_command(const ax_command_spec *cmd, int argc, char **argv, const 
 	memset(&res, 0, sizeof res);
 	memset(&cfg, 0, sizeof cfg);
 	if (ax_args_parse(cmd, argc, argv, &args, &err) < 0) {
-		print_error(&err, AX_FMT_TABLE, cmd, NULL);
+		print_error(&err, args.format, cmd, NULL);
 		return AX_EXIT_USAGE;
 	}
 	if (args.help) {
@@ -275,7 +275,7 @@ static int run_command(const ax_command_spec *cmd, int argc, char **argv, const 
 			goto out;
 		ctx.config = &cfg;
 	}
-	status = cmd->handler(&ctx, &args, &res, &err);
+	status = ax_dispatch(&ctx, &args, &res, &err);
 	if (status == AX_EXIT_OK)
 		ax_idcache_note(&ctx, &args, &res);
 	if (status >= 0 && emit_result(&res, &args, g, ctx.config, &err) < 0)

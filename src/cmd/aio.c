@@ -11,32 +11,9 @@
 #include "duration.h"
 #include "execd_command.h"
 #include "hook.h"
-#include "runtime.h"
+#include "target.h"
 
 #define EXIT_TIMEOUT 124
-
-/* Connect to the AIO runtime of the resolved sandbox; *ID is malloc'd. */
-static int open_aio(ax_ctx *ctx, const char *given, const ax_args *args, long timeout_s, char **id, ax_lifecycle *lc,
-		    ax_http *aio, ax_error *err)
-{
-	*id = given ? strdup(given) : ax_resolve_sandbox(ctx, args, err);
-	if (!*id)
-		return -1;
-	if (ax_open_lifecycle(ctx, lc, err) < 0)
-		return -1;
-	if (ax_runtime_connect(lc, *id, (int)ax_config_int(ctx->config, "aio_port"), timeout_s, aio, err) < 0) {
-		char cause[sizeof err->message];
-
-		snprintf(cause, sizeof cause, "%s", err->message);
-		ax_lc_close(lc);
-		ax_fail(err, AX_EXIT_FAILURE, "AIO_CONNECT", "Failed to connect to AIO sandbox '%s': %.600s", *id, cause);
-		ax_error_hint(err, "Check the endpoint with: allox-cli sandbox endpoint %s", *id);
-		return -1;
-	}
-	if (ctx->verbose)
-		fprintf(ctx->err, "[verbose] AIO client: %s\n", aio->base);
-	return 0;
-}
 
 static const char *exec_error(const char *status, const json_t *exit_code, char *buf, size_t size, long long t)
 {
@@ -55,46 +32,37 @@ static const char *exec_error(const char *status, const json_t *exit_code, char 
 
 int ax_cmd_aio_exec(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
-	const char *uuid, **words = NULL, *t = ax_arg_string(args, "timeout");
-	const char *status, *output, *problem;
-	char *id = NULL, *line = NULL, why[128];
-	long long secs = 60;
+	const char *uuid, **words = NULL, *status, *output, *problem, *id = ctx->target->sandbox_id;
+	char *line = NULL, why[128];
+	long long secs;
 	size_t n;
-	ax_lifecycle lc;
-	ax_http aio;
+	ax_http *aio = &ctx->target->runtime;
 	json_t *body = NULL, *data = NULL, *code;
 	int rc = -1, exit_status, streamed;
-	bool connected = false;
 
 	if (ax_split_target(args, &uuid, &words, &n, err) < 0)
 		return -1;
-	if (t && ax_duration_parse(t, &secs, err) < 0)
+	if (ax_duration_parse(ax_arg_string(args, "timeout"), &secs, err) < 0)
 		goto out;
-	if (secs < 1) {
-		ax_fail(err, AX_EXIT_USAGE, "USAGE", "--timeout must be at least 1s");
-		goto out;
-	}
 	line = ax_shell_join(words, n);
 	if (!line) {
 		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
 		goto out;
 	}
 	/* The HTTP request outlives the command's own limit by a margin. */
-	if (open_aio(ctx, uuid, args, (long)secs + 10, &id, &lc, &aio, err) < 0)
-		goto out;
-	connected = true;
+	aio->timeout_s = (long)secs + 10;
 	body = json_pack("{s:s, s:b, s:I, s:I}", "command", line, "async_mode", 0, "timeout", (json_int_t)secs,
 			 "hard_timeout", (json_int_t)secs);
 	if (ax_arg_string(args, "workdir"))
 		json_object_set_new(body, "exec_dir", json_string(ax_arg_string(args, "workdir")));
 	if (args->format != AX_FMT_JSON) {
 		/* Raw output streams as the command writes it (aio_stream.c). */
-		streamed = ax_aio_exec_stream(ctx, &aio, body, stdout, &data, err);
+		streamed = ax_aio_exec_stream(ctx, aio, body, stdout, &data, err);
 		if (streamed != 0) {
 			rc = streamed;
 			goto out;
 		}
-	} else if (ax_aio_call(&aio, "/v1/shell/exec", body, "AIO shell returned no command result", &data, err) < 0)
+	} else if (ax_aio_call(aio, "/v1/shell/exec", body, "AIO shell returned no command result", &data, err) < 0)
 		goto out;
 	status = json_string_value(json_object_get(data, "status")) ?: "unknown";
 	output = json_string_value(json_object_get(data, "output")) ?: "";
@@ -130,34 +98,19 @@ int ax_cmd_aio_exec(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *
 out:
 	json_decref(body);
 	json_decref(data);
-	if (connected) {
-		if (rc < 0)
-			ax_runtime_explain(&lc, id, err);
-		ax_http_free(&aio);
-		ax_lc_close(&lc);
-	}
 	free(words);
 	free(line);
-	free(id);
 	return rc;
 }
 
 int ax_cmd_aio_read(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	const char *path = ax_arg_string(args, "PATH"), *content;
-	char *id = NULL;
-	ax_lifecycle lc;
-	ax_http aio;
 	json_t *body, *data = NULL;
 	int rc = -1;
 
-	if (open_aio(ctx, ax_arg_string(args, "SANDBOX_ID"), args, (long)ax_config_int(ctx->config, "request_timeout"),
-		     &id, &lc, &aio, err) < 0) {
-		free(id);
-		return -1;
-	}
 	body = json_pack("{s:s}", "file", path);
-	if (ax_aio_call(&aio, "/v1/file/read", body, "File read returned no data", &data, err) == 0) {
+	if (ax_aio_call(&ctx->target->runtime, "/v1/file/read", body, "File read returned no data", &data, err) == 0) {
 		content = json_string_value(json_object_get(data, "content")) ?: "";
 		if (args->format == AX_FMT_JSON) {
 			res->kind = AX_RESULT_DATA;
@@ -170,16 +123,5 @@ int ax_cmd_aio_read(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *
 	}
 	json_decref(body);
 	json_decref(data);
-	if (rc < 0)
-		ax_runtime_explain(&lc, id, err);
-	ax_http_free(&aio);
-	ax_lc_close(&lc);
-	free(id);
 	return rc;
-}
-
-int ax_open_aio(ax_ctx *ctx, const char *given, const ax_args *args, long timeout_s, char **id, ax_lifecycle *lc,
-		ax_http *aio, ax_error *err)
-{
-	return open_aio(ctx, given, args, timeout_s, id, lc, aio, err);
 }

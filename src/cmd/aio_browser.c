@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "aio_browser.h"
-#include "common.h"
 #include "fs.h"
+#include "target.h"
 
 /* The first browser call starts Chromium, which can take a while on a
  * loaded machine; the agent gives it up to 60 s. */
@@ -17,68 +17,48 @@ static const char *const info_columns[] = { "user_agent", "cdp_url", "vnc_url", 
 
 int ax_cmd_aio_browser_info(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
-	char *id = NULL;
 	json_t *data = NULL;
-	ax_lifecycle lc;
-	ax_http aio;
-	int rc;
 
-	if (ax_open_aio(ctx, NULL, args, BROWSER_REQUEST_S, &id, &lc, &aio, err) < 0) {
-		free(id);
+	ctx->target->runtime.timeout_s = BROWSER_REQUEST_S;
+	if (ax_aio_browser_info(&ctx->target->runtime, &data, err) < 0)
 		return -1;
-	}
-	rc = ax_aio_browser_info(&aio, &data, err);
-	ax_http_free(&aio);
-	ax_lc_close(&lc);
-	if (rc == 0) {
-		res->kind = AX_RESULT_DATA;
-		res->data = data;
-		res->view.title = "Browser";
-		res->view.columns = info_columns;
-	}
-	free(id);
-	return rc;
+	res->kind = AX_RESULT_DATA;
+	res->data = data;
+	res->view.title = "Browser";
+	res->view.columns = info_columns;
+	return 0;
 }
 
 static int quality_arg(const ax_args *args, const char *format, int *quality, ax_error *err)
 {
 	const json_t *v = ax_arg_json(args, "quality");
-	long long q;
 
 	*quality = -1;
 	if (!v)
 		return 0;
-	q = (long long)json_integer_value(v);
-	if (q < 0 || q > 100)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "--quality must be from 0 to 100, not %lld", q);
 	if (strcmp(format, "png") == 0)
 		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "--quality applies to --format jpeg only");
-	*quality = (int)q;
+	*quality = (int)json_integer_value(v);
 	return 0;
+}
+
+int ax_check_aio_screenshot(const ax_ctx *ctx, const ax_args *args, ax_error *err)
+{
+	int quality;
+
+	return quality_arg(args, ax_arg_string(args, "format"), &quality, err);
 }
 
 int ax_cmd_aio_screenshot(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	const char *file = ax_arg_string(args, "file"), *format = ax_arg_string(args, "format");
 	struct ax_screenshot shot = { 0 };
-	char *id = NULL;
-	ax_lifecycle lc;
-	ax_http aio;
-	int quality, rc = -1;
+	int quality, rc;
 
-	if (!format)
-		format = "png";
-	if (!file || !*file)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "missing -f FILE: where to save the screenshot");
 	if (quality_arg(args, format, &quality, err) < 0)
 		return -1;
-	if (ax_open_aio(ctx, NULL, args, BROWSER_REQUEST_S, &id, &lc, &aio, err) < 0) {
-		free(id);
-		return -1;
-	}
-	rc = ax_aio_screenshot(&aio, format, quality, &shot, err);
-	ax_http_free(&aio);
-	ax_lc_close(&lc);
+	ctx->target->runtime.timeout_s = BROWSER_REQUEST_S;
+	rc = ax_aio_screenshot(&ctx->target->runtime, format, quality, &shot, err);
 	/* A temporary file beside FILE, renamed over it once complete: FILE is
 	 * the whole image or untouched, never a part. */
 	if (rc == 0 && (rc = ax_write_file_atomic(file, shot.bytes, shot.len, 0644, err)) == 0) {
@@ -88,6 +68,5 @@ int ax_cmd_aio_screenshot(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_e
 		res->view.title = "Screenshot";
 	}
 	ax_screenshot_free(&shot);
-	free(id);
 	return rc;
 }

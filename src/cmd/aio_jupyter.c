@@ -7,16 +7,12 @@
 #include <unistd.h>
 
 #include "aio.h"
-#include "common.h"
 #include "duration.h"
 #include "fs.h"
 #include "hook.h"
 #include "jupyter_show.h"
+#include "target.h"
 
-/* The AIO API's bounds and default for timeout, in seconds. */
-#define TIMEOUT_MIN 1
-#define TIMEOUT_MAX 300
-#define TIMEOUT_DEFAULT 30
 /* The agent's limit on a request body, which the code travels in. */
 #define CODE_MAX ((size_t)16 << 20)
 /* Beyond the timeout, the request may take a kernel start (up to 60 s) and
@@ -63,6 +59,26 @@ static int read_stdin(char **code, ax_error *err)
 	return 0;
 }
 
+static int no_such_file(const char *file, ax_error *err)
+{
+	return ax_fail(err, AX_EXIT_FAILURE, "NOT_FOUND", "%s: No such file or directory", file);
+}
+
+/* The code comes from -c or -f, not both, and a named file exists: checked
+ * before the sandbox is connected. */
+int ax_check_aio_jupyter_run(const ax_ctx *ctx, const ax_args *args, ax_error *err)
+{
+	const char *inline_code = ax_arg_string(args, "code"), *file = ax_arg_string(args, "file");
+
+	if (inline_code && file)
+		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "give the code with -c or -f, not both");
+	if (!inline_code && !file)
+		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "missing code: give -c CODE, -f FILE or -f - (standard input)");
+	if (file && strcmp(file, "-") != 0 && access(file, F_OK) < 0 && errno == ENOENT)
+		return no_such_file(file, err);
+	return 0;
+}
+
 /* The code from -c, -f FILE or -f - (standard input); malloc'd. */
 static int read_code(const ax_args *args, char **code, ax_error *err)
 {
@@ -71,10 +87,6 @@ static int read_code(const ax_args *args, char **code, ax_error *err)
 	int rc;
 
 	*code = NULL;
-	if (inline_code && file)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "give the code with -c or -f, not both");
-	if (!inline_code && !file)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "missing code: give -c CODE, -f FILE or -f - (standard input)");
 	if (inline_code) {
 		*code = strdup(inline_code);
 		return *code ? 0 : ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
@@ -83,7 +95,7 @@ static int read_code(const ax_args *args, char **code, ax_error *err)
 		return read_stdin(code, err);
 	rc = ax_read_file(file, code, &len, err);
 	if (rc > 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "NOT_FOUND", "%s: No such file or directory", file);
+		return no_such_file(file, err);
 	if (rc == 0 && len > CODE_MAX) {
 		free(*code);
 		*code = NULL;
@@ -92,21 +104,12 @@ static int read_code(const ax_args *args, char **code, ax_error *err)
 	return rc;
 }
 
-static int timeout_arg(const ax_args *args, long long *secs, ax_error *err)
-{
-	const char *t = ax_arg_string(args, "timeout");
-
-	*secs = TIMEOUT_DEFAULT;
-	if (t && ax_duration_parse(t, secs, err) < 0)
-		return -1;
-	if (*secs < TIMEOUT_MIN || *secs > TIMEOUT_MAX)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "--timeout must be from %ds to %ds", TIMEOUT_MIN, TIMEOUT_MAX);
-	return 0;
-}
-
 static json_t *request_body(const char *code, const ax_args *args, long long secs, ax_error *err)
 {
-	const char *session = ax_arg_string(args, "session"), *kernel = ax_arg_string(args, "kernel");
+	const char *session = ax_arg_string(args, "session");
+	/* Only when given: an existing session keeps its kernel, and python3 (the
+	 * table's default) is what the server starts for a new one anyway. */
+	const char *kernel = ax_arg_given(args, "kernel") ? ax_arg_string(args, "kernel") : NULL;
 	json_t *body = json_pack("{s:s, s:I}", "code", code, "timeout", (json_int_t)secs);
 
 	if (!body) {
@@ -165,23 +168,21 @@ out:
 
 int ax_cmd_aio_jupyter_run(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
-	char *code = NULL, *id = NULL;
+	const char *id = ctx->target->sandbox_id;
+	char *code = NULL;
 	json_t *body = NULL, *data = NULL;
 	long long secs;
-	ax_lifecycle lc;
-	ax_http aio;
 	int rc = -1;
 
-	if (timeout_arg(args, &secs, err) < 0 || read_code(args, &code, err) < 0)
+	/* The table bounds it by the AIO API's limits (1s to 300s). */
+	if (ax_duration_parse(ax_arg_string(args, "timeout"), &secs, err) < 0 || read_code(args, &code, err) < 0)
 		return -1;
 	body = request_body(code, args, secs, err);
 	if (!body)
 		goto out;
-	if (ax_open_aio(ctx, NULL, args, (long)secs + REQUEST_MARGIN_S, &id, &lc, &aio, err) < 0)
-		goto out;
-	rc = ax_aio_call(&aio, "/v1/jupyter/execute", body, "Jupyter execution returned no data", &data, err);
-	ax_http_free(&aio);
-	ax_lc_close(&lc);
+	ctx->target->runtime.timeout_s = (long)secs + REQUEST_MARGIN_S;
+	rc = ax_aio_call(&ctx->target->runtime, "/v1/jupyter/execute", body, "Jupyter execution returned no data", &data,
+			 err);
 	if (rc < 0)
 		goto out;
 	rc = report(ctx, args, data, res, err);
@@ -191,6 +192,5 @@ out:
 	json_decref(body);
 	json_decref(data);
 	free(code);
-	free(id);
 	return rc;
 }

@@ -11,22 +11,14 @@
 #include "common.h"
 #include "duration.h"
 #include "http.h"
+#include "target.h"
 
 static const char *const list_columns[] = { "id", "sandbox_id", "name", "state", "created_at", NULL };
 
 int ax_cmd_checkpoint_create(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
-	char *id = ax_resolve_sandbox(ctx, args, err);
-	ax_lifecycle lc;
-	json_t *cp = NULL;
+	json_t *cp = ax_checkpoint_take(ctx, &ctx->target->lc, ctx->target->sandbox_id, ax_arg_string(args, "name"), err);
 
-	if (!id)
-		return -1;
-	if (ax_open_lifecycle(ctx, &lc, err) == 0) {
-		cp = ax_checkpoint_take(ctx, &lc, id, ax_arg_string(args, "name"), err);
-		ax_lc_close(&lc);
-	}
-	free(id);
 	if (!cp)
 		return -1;
 	res->kind = AX_RESULT_DATA;
@@ -37,19 +29,10 @@ int ax_cmd_checkpoint_create(ax_ctx *ctx, const ax_args *args, ax_result *res, a
 
 int ax_cmd_checkpoint_list(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
-	bool all = ax_arg_flag(args, "all");
-	char *id = all ? NULL : ax_resolve_sandbox(ctx, args, err);
-	ax_lifecycle lc;
-	json_t *snaps = NULL, *rows, *s;
+	/* With --all (the row's target_all) no sandbox was resolved: every one's. */
+	json_t *snaps = ax_checkpoint_list_all(&ctx->target->lc, ctx->target->sandbox_id, err), *rows, *s;
 	size_t i;
 
-	if (!all && !id)
-		return -1;
-	if (ax_open_lifecycle(ctx, &lc, err) == 0) {
-		snaps = ax_checkpoint_list_all(&lc, id, err);
-		ax_lc_close(&lc);
-	}
-	free(id);
 	if (!snaps)
 		return -1;
 	rows = json_array();
@@ -79,10 +62,7 @@ static int resolve_checkpoint(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc
 
 	*id = *source = NULL;
 	if (!given || strcmp(given, "latest") == 0) {
-		const char *src = ax_arg_string(args, "source-sandbox");
-		ax_args none = { 0 };
-
-		*source = src ? strdup(src) : ax_resolve_sandbox(ctx, &none, err);
+		*source = ax_resolve_sandbox(ctx, ax_arg_string(args, "source-sandbox"), err);
 		if (!*source)
 			return -1;
 		*id = ax_checkpoint_latest(lc, *source, err);
@@ -107,17 +87,15 @@ static int resolve_checkpoint(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc
 
 int ax_cmd_checkpoint_restore(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
+	ax_lifecycle *lc = &ctx->target->lc;
 	char *id = NULL, *source = NULL;
 	json_t *req = NULL, *launched = NULL;
-	ax_lifecycle lc;
 	int rc = -1;
 
-	if (ax_open_lifecycle(ctx, &lc, err) < 0)
-		return -1;
-	if (resolve_checkpoint(ctx, args, &lc, &id, &source, err) < 0)
+	if (resolve_checkpoint(ctx, args, lc, &id, &source, err) < 0)
 		goto out;
-	req = ax_sandbox_request(ctx, args, lc.local, id, err);
-	if (!req || ax_sandbox_launch(ctx, &lc, req, NULL, false, &launched, err) < 0)
+	req = ax_sandbox_request(ctx, args, lc->local, id, err);
+	if (!req || ax_sandbox_launch(ctx, lc, req, NULL, false, &launched, err) < 0)
 		goto out;
 	res->kind = AX_RESULT_DATA;
 	res->data = json_pack("{s:O, s:s, s:s, s:O}", "id", json_object_get(launched, "id"), "checkpoint_id", id,
@@ -131,7 +109,6 @@ out:
 	json_decref(launched);
 	free(id);
 	free(source);
-	ax_lc_close(&lc);
 	return rc;
 }
 
@@ -139,16 +116,11 @@ int ax_cmd_checkpoint_delete(ax_ctx *ctx, const ax_args *args, ax_result *res, a
 {
 	const char *id = ax_arg_string(args, "CHECKPOINT_ID");
 	char *path = ax_checkpoint_path(id);
-	ax_lifecycle lc;
 	int rc;
 
 	if (!path)
 		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
-	rc = ax_open_lifecycle(ctx, &lc, err);
-	if (rc == 0) {
-		rc = ax_lc_call(&lc, "DELETE", path, NULL, 204, NULL, err);
-		ax_lc_close(&lc);
-	}
+	rc = ax_lc_call(&ctx->target->lc, "DELETE", path, NULL, 204, NULL, err);
 	free(path);
 	if (rc < 0)
 		return -1;
@@ -160,7 +132,7 @@ int ax_cmd_checkpoint_delete(ax_ctx *ctx, const ax_args *args, ax_result *res, a
 
 /* The watch interval: --interval, else checkpoint.interval; TYPED is how
  * the user wrote it, for the banner. */
-static int watch_interval(ax_ctx *ctx, const ax_args *args, long long *secs, char *typed, size_t size, ax_error *err)
+static int watch_interval(const ax_ctx *ctx, const ax_args *args, long long *secs, char *typed, size_t size, ax_error *err)
 {
 	const char *flag = ax_arg_string(args, "interval");
 	const json_t *conf = ax_config_value(ctx->config, "checkpoint_interval");
@@ -195,27 +167,26 @@ static int nap(ax_ctx *ctx, long long secs)
 	return *ctx->interrupted != 0;
 }
 
+/* An interval of zero (given, or checkpoint.interval) is refused before the sandbox is looked up. */
+int ax_check_checkpoint_watch(const ax_ctx *ctx, const ax_args *args, ax_error *err)
+{
+	char typed[64];
+	long long secs;
+
+	return watch_interval(ctx, args, &secs, typed, sizeof typed, err);
+}
+
 int ax_cmd_checkpoint_watch(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
-	const char *prefix = ax_arg_string(args, "name-prefix") ?: "scheduled";
+	const char *prefix = ax_arg_string(args, "name-prefix");
 	const json_t *count_v = ax_arg_json(args, "count");
 	long long secs, count = json_is_integer(count_v) ? json_integer_value(count_v) : 0;
-	char typed[64], *id;
-	ax_lifecycle lc;
-	int rc = -1;
+	const char *id = ctx->target->sandbox_id;
+	char typed[64];
 
 	(void)res;
-	if (count_v && count < 1)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "--count must be at least 1");
 	if (watch_interval(ctx, args, &secs, typed, sizeof typed, err) < 0)
 		return -1;
-	id = ax_resolve_sandbox(ctx, args, err);
-	if (!id)
-		return -1;
-	if (ax_open_lifecycle(ctx, &lc, err) < 0) {
-		free(id);
-		return -1;
-	}
 	ctx->catch_interrupts();
 	fprintf(ctx->out, "Watching sandbox %s; checkpoint every %s. Press Ctrl+C to stop.\n", id, typed);
 	fflush(ctx->out);
@@ -226,11 +197,11 @@ int ax_cmd_checkpoint_watch(ax_ctx *ctx, const ax_args *args, ax_result *res, ax
 		if (nap(ctx, secs))
 			break;
 		snprintf(name, sizeof name, "%s-%lld", prefix, n);
-		cp = ax_checkpoint_take(ctx, &lc, id, name, err);
+		cp = ax_checkpoint_take(ctx, &ctx->target->lc, id, name, err);
 		if (!cp) {
 			if (*ctx->interrupted)
 				break;
-			goto out;
+			return -1;
 		}
 		fprintf(ctx->out, "Created checkpoint %s (%s)\n", json_string_value(json_object_get(cp, "id")), name);
 		fflush(ctx->out);
@@ -240,9 +211,5 @@ int ax_cmd_checkpoint_watch(ax_ctx *ctx, const ax_args *args, ax_result *res, ax
 		fprintf(ctx->out, "Checkpoint watch stopped.\n");
 		fflush(ctx->out);
 	}
-	rc = 0;
-out:
-	ax_lc_close(&lc);
-	free(id);
-	return rc;
+	return 0;
 }

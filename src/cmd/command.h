@@ -4,7 +4,8 @@
  * help, the interactive shell, man-page checks and completion all read it.
  *
  * Adding a verb: write a handler in src/cmd/<group>.c, declare it below, add
- * a row to src/cmd/table.c.
+ * a row to src/cmd/table.c saying what it needs (its target); the handler
+ * gets its arguments checked and defaulted and its target open.
  */
 #ifndef ALLOX_COMMAND_H
 #define ALLOX_COMMAND_H
@@ -18,22 +19,53 @@
 #include "error.h"
 #include "output.h"
 
-typedef enum ax_opt_type {
-	AX_OPT_FLAG,      /* no value; stored as true */
-	AX_OPT_STRING,
-	AX_OPT_INT,
-	AX_OPT_DURATION,  /* checked with ax_duration_parse; stored as typed */
-	AX_OPT_CHOICE,    /* one of choices */
-	AX_OPT_KV,        /* KEY=VALUE or KEY VALUE; stored as [key, value] */
-} ax_opt_type;
+/*
+ * What a value is. The kind decides how the parser checks and stores it (an
+ * integer, a duration kept as typed, a KEY=VALUE pair, ...), what help and
+ * the man pages call it, and what completion offers for it (sandbox ids, local
+ * paths, ...); nothing guesses it from an option's name.
+ */
+typedef enum ax_value_kind {
+	AX_VAL_NONE,          /* a flag: no value; stored as true */
+	AX_VAL_TEXT,          /* any text */
+	AX_VAL_INT,           /* an integer, stored as one */
+	AX_VAL_DURATION,      /* 90, 90s, 10m, 1h30m (ax_duration_parse); kept as typed */
+	AX_VAL_LIFETIME,      /* a duration, or none for no expiry */
+	AX_VAL_CHOICE,        /* one of the option's choices */
+	AX_VAL_KV,            /* KEY=VALUE or KEY VALUE; stored as [key, value] */
+	AX_VAL_SANDBOX_ID,
+	AX_VAL_CHECKPOINT_ID,
+	AX_VAL_CHECKPOINT,    /* a checkpoint id, or latest */
+	AX_VAL_LOCAL_PATH,    /* a file or directory on this machine */
+	AX_VAL_LOCAL_DIR,     /* a directory on this machine */
+	AX_VAL_REMOTE_PATH,   /* a path inside the sandbox */
+	AX_VAL_COMMAND,       /* words run in the sandbox; a leading sandbox UUID selects the sandbox */
+	AX_VAL_CPU,           /* CPUs: 2, 0.5, 500m (quantity.h) */
+	AX_VAL_MEMORY,        /* a memory size: 512Mi, 2Gi (quantity.h) */
+	AX_VAL_DISK,          /* a writable-layer size: 1Gi (quantity.h) */
+	AX_VAL_PIDS,          /* a process count (quantity.h); an integer */
+	AX_VAL_MODE,          /* an octal permission: 644, 0755, 0o600 */
+	AX_VAL_JSON_OBJECT,   /* a JSON object */
+	AX_VAL_ENCODING,      /* a text encoding */
+	AX_VAL_PROFILE,       /* a profile: $ALLOX_HOME/NAME.toml */
+	AX_VAL_CONFIG_KEY,    /* a configuration key such as connection.domain */
+} ax_value_kind;
 
+/*
+ * Defaults and bounds are written as a user would type them ("60", "1s",
+ * "utf-8"): help and the man pages show them so, and the parser reads them
+ * with the option's kind, so a handler sees a default exactly as if it had
+ * been given, and a default or bound its kind rejects fails the unit tests.
+ */
 typedef struct ax_option_spec {
 	const char *name;             /* long name without "--" */
 	char short_name;              /* 0 if none */
-	ax_opt_type type;
+	ax_value_kind kind;
 	const char *metavar;          /* "SECONDS", "KEY=VALUE", ... */
-	const char *const *choices;   /* AX_OPT_CHOICE: NULL-terminated */
-	const char *defval;           /* shown in help only */
+	const char *const *choices;   /* AX_VAL_CHOICE: NULL-terminated */
+	const char *defval;           /* the value when not given; NULL: none */
+	const char *min, *max;        /* AX_VAL_INT and AX_VAL_DURATION bounds; NULL: none */
+	bool required;                /* must be given, and not empty */
 	bool repeatable;              /* values collect into an array */
 	const char *help;
 } ax_option_spec;
@@ -46,9 +78,22 @@ typedef enum ax_pos_kind {
 
 typedef struct ax_positional_spec {
 	const char *name;   /* "SANDBOX_ID" */
-	ax_pos_kind kind;
+	ax_pos_kind arity;
+	ax_value_kind kind;
 	const char *help;
 } ax_positional_spec;
+
+/* VALUE checked and typed by option O's kind and bounds: a new reference, or
+ * NULL with a usage error naming the option. */
+json_t *ax_value_parse(const ax_option_spec *o, const char *value, ax_error *err);
+/* An octal permission as file modes are written (644, 0755, 0o600), as execd
+ * wants it: the digits read as a decimal number (0o644 -> 644). 0 or -1. */
+int ax_mode_parse(const char *text, int *mode);
+/* The kind's name in `__commands` ("sandbox-id", "local-path", ...). */
+const char *ax_value_kind_name(ax_value_kind kind);
+/* How a value of KIND is stored and shown as an argument: "flag", "string",
+ * "int", "duration", "choice" or "kv". */
+const char *ax_value_kind_type(ax_value_kind kind);
 
 enum {
 	/* Options end at the first positional (run, aio exec): the rest is the command. */
@@ -57,13 +102,36 @@ enum {
 	AX_CMD_NO_CONFIG = 1 << 1,
 };
 
+/*
+ * What a command acts on. The dispatcher (ax_dispatch, src/cmd/target.c)
+ * resolves and opens it after the arguments are checked and before the
+ * handler runs, as git's RUN_SETUP finds the repository and tmux's .target
+ * the session: the handler finds it ready in ctx->target (src/cmd/target.h),
+ * and the dispatcher closes it, and explains a runtime call that failed by
+ * the sandbox's state.
+ */
+typedef enum ax_target_kind {
+	AX_TARGET_NONE,
+	AX_TARGET_SERVER,   /* the lifecycle API (the local engine is started if need be) */
+	AX_TARGET_SANDBOX,  /* one sandbox on it: SANDBOX_ID, else a UUID leading COMMAND, else the session */
+	AX_TARGET_EXECD,    /* ... and a connection to that sandbox's execd */
+	AX_TARGET_AIO,      /* ... and a connection to its AIO runtime */
+} ax_target_kind;
+
 struct ax_ctx;
 struct ax_args;
 struct ax_result;
+struct ax_target;
 
 /* Returns an exit status (>= 0) or -1 with ERR filled. */
 typedef int (*ax_handler)(struct ax_ctx *ctx, const struct ax_args *args,
 			  struct ax_result *res, ax_error *err);
+
+/* Checks of a command line the table cannot express (one option excludes
+ * another, a local file must exist), run before the target is opened, so a
+ * command that cannot run neither starts an engine nor asks a server.
+ * Returns 0, or -1 with ERR filled. */
+typedef int (*ax_check)(const struct ax_ctx *ctx, const struct ax_args *args, ax_error *err);
 
 typedef struct ax_command_spec {
 	const char *group;       /* "sandbox"; words of a verb after the group go in name */
@@ -75,6 +143,9 @@ typedef struct ax_command_spec {
 	unsigned formats;        /* ax_format mask; 0: plain text, no -o */
 	ax_format default_format;
 	unsigned flags;
+	ax_target_kind target;
+	const char *target_all;  /* a flag that makes the target every sandbox: no sandbox is resolved */
+	ax_check check;          /* may be NULL */
 	ax_handler handler;
 	const char *const *examples; /* NULL-terminated; may be NULL */
 } ax_command_spec;
@@ -108,6 +179,7 @@ typedef struct ax_args {
 	const ax_command_spec *cmd;
 	json_t *opts;        /* option name -> value (string, integer, true, [k, v], or array if repeatable) */
 	json_t *pos;         /* positional name -> string (array of strings for variadic) */
+	json_t *defaults;    /* option name -> its table default, typed, for options not given */
 	ax_format format;    /* chosen with -o or the command's default */
 	bool help;
 } ax_args;
@@ -127,6 +199,7 @@ typedef struct ax_ctx {
 	 * Other commands are simply ended by the signal. */
 	volatile sig_atomic_t *interrupted;
 	void (*catch_interrupts)(void);
+	struct ax_target *target;  /* the command's target, opened; NULL for AX_TARGET_NONE */
 } ax_ctx;
 
 typedef enum ax_result_kind {
@@ -142,10 +215,13 @@ typedef struct ax_result {
 	char *text;
 } ax_result;
 
-/* Option and positional access for handlers. */
+/* Option and positional access for handlers: what was given, else the
+ * option's default, else NULL. */
 const char *ax_arg_string(const ax_args *a, const char *name);
 bool ax_arg_flag(const ax_args *a, const char *name);
 const json_t *ax_arg_json(const ax_args *a, const char *name);
+/* Whether NAME was on the command line (not just defaulted). */
+bool ax_arg_given(const ax_args *a, const char *name);
 
 /* Parse ARGV (after the global options) for CMD. Returns 0 or -1 with a
  * usage error naming the problem (and a suggestion for near misses). */
@@ -160,6 +236,11 @@ const ax_command_spec *ax_command_find(const char *group, int argc, char **argv,
 
 /* The closest of CANDIDATES to WORD if it is a near miss, else NULL. */
 const char *ax_suggest(const char *word, const char *const *candidates, size_t n);
+
+/* Run ARGS->cmd as its row says: its checks, then its target opened (see
+ * ax_target_kind), then its handler; the target is closed after. An exit
+ * status, or -1 with ERR. */
+int ax_dispatch(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err);
 
 /* Help text. */
 void ax_help_root(FILE *f, const char *prog);
@@ -204,5 +285,13 @@ int ax_cmd_session_current(struct ax_ctx *, const struct ax_args *, struct ax_re
 int ax_cmd_session_use(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
 int ax_cmd_session_clear(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
 int ax_cmd_shell(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
+
+/* Checks before the target. */
+int ax_check_aio_jupyter_run(const struct ax_ctx *, const struct ax_args *, ax_error *);
+int ax_check_aio_screenshot(const struct ax_ctx *, const struct ax_args *, ax_error *);
+int ax_check_file_write(const struct ax_ctx *, const struct ax_args *, ax_error *);
+int ax_check_file_upload(const struct ax_ctx *, const struct ax_args *, ax_error *);
+int ax_check_file_download(const struct ax_ctx *, const struct ax_args *, ax_error *);
+int ax_check_checkpoint_watch(const struct ax_ctx *, const struct ax_args *, ax_error *);
 
 #endif

@@ -5,53 +5,6 @@
 
 #include "config.h"
 
-static const char *kind_name(ax_opt_type t)
-{
-	switch (t) {
-	case AX_OPT_FLAG: return "flag";
-	case AX_OPT_STRING: return "string";
-	case AX_OPT_INT: return "int";
-	case AX_OPT_DURATION: return "duration";
-	case AX_OPT_CHOICE: return "choice";
-	case AX_OPT_KV: return "kv";
-	}
-	return "string";
-}
-
-/*
- * What a shell should offer for a value: "path" (a local file), "dir" (a
- * local directory), "sandbox-id", "checkpoint-id", "profile", "config-key",
- * "duration", "choice", "none" (a flag) or "any". The completion scripts are
- * checked against this, so a new local FILE option must complete paths.
- * PATH, REMOTE and DIR (-w) name places inside a sandbox: "any".
- */
-const char *ax_value_hint(const char *name, const char *metavar, ax_opt_type t, bool positional)
-{
-	if (t == AX_OPT_FLAG)
-		return "none";
-	if (t == AX_OPT_DURATION || (name && strcmp(name, "timeout") == 0))
-		return "duration";
-	if (t == AX_OPT_CHOICE)
-		return "choice";
-	if (name && strcmp(name, "profile") == 0)
-		return "profile";
-	if (name && strcmp(name, "config") == 0)
-		return "path";
-	if (name && strcmp(name, "save-images") == 0)
-		return "dir";
-	if (!metavar)
-		return "any";
-	if (strcmp(metavar, "FILE") == 0 || strcmp(metavar, "LOCAL") == 0)
-		return "path";
-	if (strcmp(metavar, "SANDBOX_ID") == 0)
-		return "sandbox-id";
-	if (strcmp(metavar, "CHECKPOINT") == 0 || strcmp(metavar, "CHECKPOINT_ID") == 0)
-		return "checkpoint-id";
-	if (positional && strcmp(metavar, "KEY") == 0)
-		return "config-key";
-	return "any";
-}
-
 static json_t *string_or_null(const char *s)
 {
 	return s ? json_string(s) : json_null();
@@ -71,13 +24,14 @@ static json_t *options_json(const ax_option_spec *o)
 			for (c = o->choices; *c; c++)
 				json_array_append_new(choices, json_string(*c));
 		}
-		json_array_append_new(list, json_pack("{s:s, s:o, s:s, s:o, s:o, s:o, s:b, s:s, s:o}", "long", o->name,
-						      "short", string_or_null(o->short_name ? shortname : NULL), "kind",
-						      kind_name(o->type), "metavar", string_or_null(o->metavar),
-						      "choices", choices, "default", string_or_null(o->defval),
-						      "repeatable", o->repeatable, "values",
-						      ax_value_hint(o->name, o->metavar, o->type, false), "help",
-						      string_or_null(o->help)));
+		json_array_append_new(list, json_pack("{s:s, s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:s, s:o}",
+						      "long", o->name, "short",
+						      string_or_null(o->short_name ? shortname : NULL), "kind",
+						      ax_value_kind_type(o->kind), "metavar", string_or_null(o->metavar),
+						      "choices", choices, "default", string_or_null(o->defval), "min",
+						      string_or_null(o->min), "max", string_or_null(o->max), "required",
+						      o->required, "repeatable", o->repeatable, "values",
+						      ax_value_kind_name(o->kind), "help", string_or_null(o->help)));
 	}
 	return list;
 }
@@ -88,8 +42,8 @@ static json_t *positionals_json(const ax_positional_spec *p)
 	json_t *list = json_array();
 
 	for (; p && p->name; p++)
-		json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:o}", "name", p->name, "kind", kinds[p->kind],
-						      "values", ax_value_hint(NULL, p->name, AX_OPT_STRING, true), "help",
+		json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:o}", "name", p->name, "kind", kinds[p->arity],
+						      "values", ax_value_kind_name(p->kind), "help",
 						      string_or_null(p->help)));
 	return list;
 }
@@ -106,6 +60,16 @@ static json_t *formats_json(unsigned mask)
 	return list;
 }
 
+static const char *target_name(ax_target_kind t)
+{
+	static const char *const names[] = {
+		[AX_TARGET_NONE] = "none", [AX_TARGET_SERVER] = "server", [AX_TARGET_SANDBOX] = "sandbox",
+		[AX_TARGET_EXECD] = "execd", [AX_TARGET_AIO] = "aio",
+	};
+
+	return names[t];
+}
+
 static json_t *verb_json(const ax_command_spec *c)
 {
 	json_t *examples = json_array();
@@ -114,11 +78,13 @@ static json_t *verb_json(const ax_command_spec *c)
 
 	for (e = c->examples; e && *e; e++)
 		json_array_append_new(examples, json_string(*e));
-	v = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:b, s:o, s:o, s:o}", "group", c->group, "name", c->name,
-		      "summary", c->summary, "description", string_or_null(c->description), "formats", formats_json(c->formats), "default_format",
-			      c->formats ? json_string(ax_format_name(c->default_format)) : json_null(),
-			      "options_first", (c->flags & AX_CMD_OPTIONS_FIRST) != 0, "positionals",
-			      positionals_json(c->positionals), "options", options_json(c->options), "examples", examples);
+	v = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:b, s:s, s:o, s:o, s:o, s:o}", "group", c->group, "name",
+		      c->name, "summary", c->summary, "description", string_or_null(c->description), "formats",
+		      formats_json(c->formats), "default_format",
+		      c->formats ? json_string(ax_format_name(c->default_format)) : json_null(), "options_first",
+		      (c->flags & AX_CMD_OPTIONS_FIRST) != 0, "target", target_name(c->target), "target_all",
+		      string_or_null(c->target_all), "positionals", positionals_json(c->positionals), "options",
+		      options_json(c->options), "examples", examples);
 	return v;
 }
 

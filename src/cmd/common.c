@@ -6,9 +6,8 @@
 
 #include "session.h"
 
-char *ax_resolve_sandbox(ax_ctx *ctx, const ax_args *args, ax_error *err)
+char *ax_resolve_sandbox(ax_ctx *ctx, const char *given, ax_error *err)
 {
-	const char *given = ax_arg_string(args, "SANDBOX_ID");
 	ax_session s;
 	bool found;
 	char *id;

@@ -5,9 +5,9 @@
 #include "command.h"
 #include "lifecycle.h"
 
-/* The SANDBOX_ID positional if given, else the current session's sandbox;
- * malloc'd. No session: exit 1 with the hint to create or use one. */
-char *ax_resolve_sandbox(ax_ctx *ctx, const ax_args *args, ax_error *err);
+/* GIVEN if non-NULL, else the current session's sandbox; malloc'd. No
+ * session: exit 1 with the hint to create or use one. */
+char *ax_resolve_sandbox(ax_ctx *ctx, const char *given, ax_error *err);
 
 /* Open the lifecycle connection from ctx->config. */
 int ax_open_lifecycle(ax_ctx *ctx, ax_lifecycle *lc, ax_error *err);
@@ -39,12 +39,6 @@ json_t *ax_sandbox_request(ax_ctx *ctx, const ax_args *args, bool local, const c
  * *LAUNCHED = {id, aio_url, aio_ready_seconds?}. */
 int ax_sandbox_launch(ax_ctx *ctx, ax_lifecycle *lc, const json_t *req, const char *ready_flag, bool skip,
 		      json_t **launched, ax_error *err);
-/* Connect to the AIO runtime of GIVEN (NULL: the SANDBOX_ID positional or
- * the current session) with TIMEOUT_S per request; *ID is the sandbox
- * (malloc'd; free it in any case). On success free AIO and close LC. */
-int ax_open_aio(ax_ctx *ctx, const char *given, const ax_args *args, long timeout_s, char **id, ax_lifecycle *lc,
-		ax_http *aio, ax_error *err);
-
 /* A UUID as the original detects sandbox ids among command words. */
 bool ax_looks_like_uuid(const char *s);
 

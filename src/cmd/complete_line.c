@@ -86,44 +86,46 @@ static void format_candidates(line_state *st, const ax_command_spec *c)
 											    : "output format");
 }
 
-/* Candidates for a value of kind HINT; returns the directive. */
-static directive value_candidates(line_state *st, const char *hint, const ax_option_spec *o)
+/* Candidates for a value of KIND (O: the option, for its choices); returns the directive. */
+static directive value_candidates(line_state *st, ax_value_kind kind, const ax_option_spec *o)
 {
 	const char *const *c;
 
-	if (strcmp(hint, "path") == 0)
+	switch (kind) {
+	case AX_VAL_LOCAL_PATH:
 		return DIRECTIVE_FILES;
-	if (strcmp(hint, "dir") == 0)
+	case AX_VAL_LOCAL_DIR:
 		return DIRECTIVE_DIRS;
-	if (strcmp(hint, "sandbox-id") == 0)
+	case AX_VAL_SANDBOX_ID:
+	case AX_VAL_COMMAND:
+		/* A command's first word may be the sandbox to run it in. */
 		ax_complete_ids(&st->g, st->home, false, st->cur, st->out);
-	else if (strcmp(hint, "checkpoint-id") == 0)
+		break;
+	case AX_VAL_CHECKPOINT_ID:
 		ax_complete_ids(&st->g, st->home, true, st->cur, st->out);
-	else if (strcmp(hint, "profile") == 0)
-		ax_complete_profiles(st->home, st->cur, st->out);
-	else if (strcmp(hint, "config-key") == 0)
-		ax_complete_config_keys(st->cur, st->out);
-	else if (strcmp(hint, "duration") == 0)
-		/* A string-typed timeout is one that also accepts none (sandbox create). */
-		ax_complete_durations(st->cur, o && o->type == AX_OPT_STRING, st->out);
-	else if (strcmp(hint, "choice") == 0 && o && o->choices)
-		for (c = o->choices; *c; c++)
-			candidate(st, *c, o->help);
-	return DIRECTIVE_NONE;
-}
-
-static directive option_value(line_state *st, const ax_option_spec *o)
-{
-	return value_candidates(st, ax_value_hint(o->name, o->metavar, o->type, false), o);
-}
-
-static directive positional_value(line_state *st, const ax_positional_spec *p)
-{
-	directive d = value_candidates(st, ax_value_hint(NULL, p->name, AX_OPT_STRING, true), NULL);
-
-	if (strcmp(p->name, "CHECKPOINT") == 0)
+		break;
+	case AX_VAL_CHECKPOINT:
+		ax_complete_ids(&st->g, st->home, true, st->cur, st->out);
 		candidate(st, "latest", "the newest ready checkpoint");
-	return d;
+		break;
+	case AX_VAL_PROFILE:
+		ax_complete_profiles(st->home, st->cur, st->out);
+		break;
+	case AX_VAL_CONFIG_KEY:
+		ax_complete_config_keys(st->cur, st->out);
+		break;
+	case AX_VAL_DURATION:
+	case AX_VAL_LIFETIME:
+		ax_complete_durations(st->cur, kind == AX_VAL_LIFETIME, st->out);
+		break;
+	case AX_VAL_CHOICE:
+		for (c = o ? o->choices : NULL; c && *c; c++)
+			candidate(st, *c, o->help);
+		break;
+	default:
+		break;
+	}
+	return DIRECTIVE_NONE;
 }
 
 /*
@@ -140,25 +142,26 @@ static directive positional_candidates(line_state *st, const ax_command_spec *c,
 	directive d, next;
 
 	for (; p && p->name; p++, total++)
-		if (p->kind == AX_POS_OPTIONAL)
+		if (p->arity == AX_POS_OPTIONAL)
 			optional++;
 	p = c->positionals;
 	if (!total)
 		return DIRECTIVE_NONE;
-	if (p[0].kind == AX_POS_VARIADIC)
+	if (p[0].arity == AX_POS_VARIADIC)
 		/* run and aio exec: a leading sandbox UUID selects the sandbox; the rest is the remote command. */
-		return ngiven == 0 ? value_candidates(st, "sandbox-id", NULL) : DIRECTIVE_NONE;
+		return ngiven == 0 ? value_candidates(st, p[0].kind, NULL) : DIRECTIVE_NONE;
 	if (ngiven == 0 && optional && optional < total) {
-		d = positional_value(st, &p[0]);
-		next = positional_value(st, &p[optional]);
+		d = value_candidates(st, p[0].kind, NULL);
+		next = value_candidates(st, p[optional].kind, NULL);
 		return next != DIRECTIVE_NONE ? next : d;
 	}
 	slot = ngiven;
 	if (optional && ngiven > 0 && !ax_looks_like_uuid(given[0]))
 		slot += optional;
 	if (slot >= total)
-		return p[total - 1].kind == AX_POS_VARIADIC ? positional_value(st, &p[total - 1]) : DIRECTIVE_NONE;
-	return positional_value(st, &p[slot]);
+		return p[total - 1].arity == AX_POS_VARIADIC ? value_candidates(st, p[total - 1].kind, NULL)
+								: DIRECTIVE_NONE;
+	return value_candidates(st, p[slot].kind, NULL);
 }
 
 /* Words after the verb: options, their values, positionals. */
@@ -194,14 +197,14 @@ static directive verb_candidates(line_state *st, const ax_command_spec *c, int a
 			continue;
 		}
 		o = find_option(c->options, w);
-		if (o && o->type != AX_OPT_FLAG && !strchr(w, '=') && !(w[1] != '-' && w[2])) {
+		if (o && o->kind != AX_VAL_NONE && !strchr(w, '=') && !(w[1] != '-' && w[2])) {
 			if (i + 1 == argc - 1) {
-				d = option_value(st, o);
+				d = value_candidates(st, o->kind, o);
 				goto out;
 			}
 			i++;
 			/* KEY VALUE form of a KEY=VALUE option: skip the value too. */
-			if (o->type == AX_OPT_KV && !strchr(argv[i], '=') && i + 1 < argc - 1)
+			if (o->kind == AX_VAL_KV && !strchr(argv[i], '=') && i + 1 < argc - 1)
 				i++;
 		}
 	}
@@ -289,9 +292,9 @@ static directive line_candidates(line_state *st, int argc, char **argv)
 	/* Global options before the group. */
 	while (i < argc - 1 && argv[i][0] == '-') {
 		o = find_option(globals, argv[i]);
-		if (o && o->type != AX_OPT_FLAG && !strchr(argv[i], '=')) {
+		if (o && o->kind != AX_VAL_NONE && !strchr(argv[i], '=')) {
 			if (i + 1 == argc - 1)
-				return option_value(st, o);
+				return value_candidates(st, o->kind, o);
 			record_global(st, o, argv[i + 1]);
 			i += 2;
 			continue;

@@ -8,9 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common.h"
 #include "file_common.h"
 #include "hook.h"
+#include "target.h"
 
 #define WRITE_MODE 644
 #define SPOOL_BUFFER (256 * 1024)
@@ -43,20 +43,13 @@ static int to_buffer(void *ud, const char *data, size_t len, ax_error *err)
 
 int ax_cmd_file_cat(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
-	const char *path = ax_arg_string(args, "PATH");
+	const char *path = ax_arg_string(args, "PATH"), *id = ctx->target->sandbox_id;
 	ax_execd_xfer x = { 0 };
 	ax_file_conn c;
 	text_buf buf = { 0 };
-	char *id;
 	int rc = -1;
 
-	if (ax_file_check_encoding(args, err) < 0)
-		return -1;
-	id = ax_resolve_sandbox(ctx, args, err);
-	if (!id)
-		return -1;
-	if (ax_file_connect(ctx, id, &c, err) < 0)
-		goto out;
+	ax_file_conn_init(&c, ctx);
 	x.stall_timeout_s = c.timeout_s;
 	if (args->format != AX_FMT_JSON) {
 		/* Raw: straight through to stdout, whatever the size or bytes. */
@@ -66,7 +59,7 @@ int ax_cmd_file_cat(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *
 		fflush(ctx->out);
 		if (ax_file_writer_open(&w, fileno(ctx->out), 0, "output", err) < 0)
 			goto out;
-		wrc = ax_execd_download(&c.execd, path, ax_file_writer_sink, &w, &x, NULL, err);
+		wrc = ax_execd_download(c.execd, path, ax_file_writer_sink, &w, &x, NULL, err);
 		if (wrc == 0)
 			wrc = ax_file_writer_flush(&w, err);
 		ax_file_writer_close(&w);
@@ -76,7 +69,7 @@ int ax_cmd_file_cat(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *
 	} else {
 		json_t *content;
 
-		if (ax_execd_download(&c.execd, path, to_buffer, &buf, &x, NULL, err) < 0)
+		if (ax_execd_download(c.execd, path, to_buffer, &buf, &x, NULL, err) < 0)
 			goto out;
 		content = json_stringn(buf.data ? buf.data : "", buf.len);
 		if (!content) {
@@ -90,10 +83,7 @@ int ax_cmd_file_cat(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *
 	}
 	rc = 0;
 out:
-	rc = ax_file_explain(&c, id, rc, err);
-	ax_file_disconnect(&c);
 	free(buf.data);
-	free(id);
 	return rc;
 }
 
@@ -188,44 +178,38 @@ static int stdin_source(ax_execd_source *src, int *spool, ax_error *err)
 	return 0;
 }
 
+int ax_check_file_write(const ax_ctx *ctx, const ax_args *args, ax_error *err)
+{
+	if (!ax_arg_given(args, "content") && isatty(STDIN_FILENO))
+		return ax_fail(err, AX_EXIT_FAILURE, "USAGE", "Provide --content or pipe content via stdin.");
+	return 0;
+}
+
 int ax_cmd_file_write(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
-	const char *path = ax_arg_string(args, "PATH");
+	const char *path = ax_arg_string(args, "PATH"), *id = ctx->target->sandbox_id;
 	const char *content = ax_arg_string(args, "content");
 	ax_execd_source src = { .fd = -1 };
 	ax_execd_xfer x = { 0 };
 	ax_file_conn c;
 	int spool = -1, rc = -1;
-	char *id;
 
-	memset(&c, 0, sizeof c);
-	if (ax_file_check_encoding(args, err) < 0)
-		return -1;
-	if (!content && isatty(STDIN_FILENO))
-		return ax_fail(err, AX_EXIT_FAILURE, "USAGE", "Provide --content or pipe content via stdin.");
-	id = ax_resolve_sandbox(ctx, args, err);
-	if (!id)
-		return -1;
+	ax_file_conn_init(&c, ctx);
 	if (content) {
 		src.data = content;
 		src.size = strlen(content);
 	} else if (stdin_source(&src, &spool, err) < 0) {
 		goto out;
 	}
-	if (ax_file_connect(ctx, id, &c, err) < 0)
-		goto out;
 	x.stall_timeout_s = c.timeout_s;
-	if (ax_execd_upload(&c.execd, path, WRITE_MODE, &src, &x, err) < 0)
+	if (ax_execd_upload(c.execd, path, WRITE_MODE, &src, &x, err) < 0)
 		goto out;
 	res->kind = AX_RESULT_DATA;
 	res->data = json_pack("{s:s, s:s, s:I}", "sandbox_id", id, "path", path, "bytes", (json_int_t)src.size);
 	res->view.title = "File Written";
 	rc = ax_after_success(ctx, "file.write", id, err);
 out:
-	rc = ax_file_explain(&c, id, rc, err);
-	ax_file_disconnect(&c);
 	if (spool >= 0)
 		close(spool);
-	free(id);
 	return rc;
 }

@@ -1,6 +1,5 @@
 #include "file_common.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -11,39 +10,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common.h"
-#include "runtime.h"
+#include "target.h"
 
-int ax_file_connect(ax_ctx *ctx, const char *id, ax_file_conn *c, ax_error *err)
+void ax_file_conn_init(ax_file_conn *c, ax_ctx *ctx)
 {
-	memset(c, 0, sizeof *c);
+	c->execd = &ctx->target->runtime;
+	c->timeout_s = ctx->target->runtime.timeout_s;
 	c->interrupted = ctx->interrupted;
-	c->timeout_s = (long)ax_config_int(ctx->config, "request_timeout");
-	if (c->timeout_s <= 0)
-		c->timeout_s = 30;
-	if (ax_open_lifecycle(ctx, &c->lc, err) < 0)
-		return -1;
-	c->lc_open = true;
-	if (ax_runtime_connect(&c->lc, id, AX_EXECD_PORT, c->timeout_s, &c->execd, err) < 0)
-		return -1;
-	c->execd_open = true;
-	return 0;
-}
-
-void ax_file_disconnect(ax_file_conn *c)
-{
-	if (c->execd_open)
-		ax_http_free(&c->execd);
-	if (c->lc_open)
-		ax_lc_close(&c->lc);
-	c->execd_open = c->lc_open = false;
-}
-
-int ax_file_explain(ax_file_conn *c, const char *id, int rc, ax_error *err)
-{
-	if (rc < 0 && c->lc_open)
-		ax_runtime_explain(&c->lc, id, err);
-	return rc;
 }
 
 void ax_file_error_rename(ax_error *err, const char *from, const char *to)
@@ -57,59 +30,12 @@ void ax_file_error_rename(ax_error *err, const char *from, const char *to)
 	snprintf(at, sizeof err->message - (size_t)(at - err->message), "%s%s", to, tail);
 }
 
-int ax_file_check_encoding(const ax_args *args, ax_error *err)
+int ax_file_mode_option(const ax_args *args, const char *name)
 {
-	const char *e = ax_arg_string(args, "encoding");
+	int mode = 0;
 
-	if (!e || strcasecmp(e, "utf-8") == 0 || strcasecmp(e, "utf8") == 0)
-		return 0;
-	return ax_fail(err, AX_EXIT_USAGE, "USAGE", "Invalid value for '--encoding': unsupported encoding '%s' (only utf-8)",
-		       e);
-}
-
-/* Spec §4: lower-case, drop "0o" and leading zeros, then at most 4 octal
- * digits. execd wants those digits read as a decimal number (0o644 -> 644). */
-static int parse_mode(const char *text, int *mode)
-{
-	char buf[32];
-	const char *s;
-	size_t i, n;
-
-	while (isspace((unsigned char)*text))
-		text++;
-	n = strlen(text);
-	while (n && isspace((unsigned char)text[n - 1]))
-		n--;
-	if (n >= sizeof buf)
-		return -1;
-	for (i = 0; i < n; i++)
-		buf[i] = (char)tolower((unsigned char)text[i]);
-	buf[n] = '\0';
-	s = buf;
-	if (s[0] == '0' && s[1] == 'o')
-		s += 2;
-	while (*s == '0')
-		s++;
-	if (!*s)
-		s = "0";
-	if (strlen(s) > 4)
-		return -1;
-	for (i = 0; s[i]; i++)
-		if (s[i] < '0' || s[i] > '7')
-			return -1;
-	*mode = atoi(s);
-	return 0;
-}
-
-int ax_file_mode_option(const ax_args *args, const char *name, int defval, int *mode, ax_error *err)
-{
-	const char *v = ax_arg_string(args, name);
-
-	*mode = defval;
-	if (v && parse_mode(v, mode) < 0)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE",
-			       "Invalid value for '--%s': must be an octal permission such as 644, 0755, or 0o600", name);
-	return 0;
+	ax_mode_parse(ax_arg_string(args, name), &mode);
+	return mode;
 }
 
 int ax_file_interrupted(const ax_file_conn *c)
@@ -264,7 +190,7 @@ int ax_file_fetch(ax_file_conn *c, ax_file_xfer *t, const char *remote, const ch
 		ax_execd_xfer x = t->x;
 
 		x.file_sink = &direct;
-		rc = ax_execd_download(&c->execd, remote, ax_file_writer_sink, &w, &x, bytes, err);
+		rc = ax_execd_download(c->execd, remote, ax_file_writer_sink, &w, &x, bytes, err);
 		if (rc == 0)
 			rc = ax_file_writer_flush(&w, err);
 		ax_file_writer_close(&w);

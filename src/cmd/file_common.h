@@ -12,30 +12,21 @@
 #include "path.h"
 #include "progress.h"
 
-/* An open line to one sandbox's execd. */
+/* The sandbox's execd as the command's target opened it (AX_TARGET_EXECD). */
 typedef struct ax_file_conn {
-	ax_lifecycle lc;
-	ax_http execd;
+	ax_http *execd;
 	long timeout_s;        /* connection.request_timeout: plain calls, and stall limit for streams */
-	bool lc_open, execd_open;
 	volatile sig_atomic_t *interrupted;  /* ctx->interrupted */
 } ax_file_conn;
 
-int ax_file_connect(ax_ctx *ctx, const char *id, ax_file_conn *c, ax_error *err);
-void ax_file_disconnect(ax_file_conn *c);
-/* Returns RC; when RC failed because the runtime did not answer, ERR says
- * instead why the sandbox is not running, if it is not (ax_runtime_explain). */
-int ax_file_explain(ax_file_conn *c, const char *id, int rc, ax_error *err);
+void ax_file_conn_init(ax_file_conn *c, ax_ctx *ctx);
 /* In ERR's message, name TO where it names FROM (a staging path the user
  * never sees, so "Cannot write DIR/.NAME.X.part" reads "Cannot write NAME"). */
 void ax_file_error_rename(ax_error *err, const char *from, const char *to);
 
-/* --encoding: only utf-8 exists here (bytes are passed through untouched). */
-int ax_file_check_encoding(const ax_args *args, ax_error *err);
-
-/* --mode/--directory-mode (spec §4): "644", "0644", "0o644" -> 644; a usage
- * error for anything that is not up to four octal digits. DEFVAL when unset. */
-int ax_file_mode_option(const ax_args *args, const char *name, int defval, int *mode, ax_error *err);
+/* --mode/--directory-mode (spec §4), given or the table's default, which
+ * the parser checked: "644", "0644", "0o644" -> 644. */
+int ax_file_mode_option(const ax_args *args, const char *name);
 
 /* Ctrl-C and SIGTERM go through the context (ctx->catch_interrupts): the
  * connection keeps a pointer to the flag so deep loops can see it. */

@@ -13,13 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common.h"
 #include "file_common.h"
 #include "file_tree.h"
+#include "target.h"
 
-#define CHUNK_MIN 1024LL
-#define CHUNK_MAX 16777216LL
-#define CHUNK_DEFAULT 1048576LL /* spec default 65536; a bigger read is cheaper per byte */
 
 static int oom(ax_error *err)
 {
@@ -139,7 +136,7 @@ static void suggest_recursive(ax_file_conn *c, const char *remote, ax_error *err
 	ax_error ignored;
 	json_t *info = NULL;
 
-	if (ax_execd_info(&c->execd, remote, &info, &ignored) == 0 &&
+	if (ax_execd_info(c->execd, remote, &info, &ignored) == 0 &&
 	    strcmp(json_string_value(json_object_get(info, "type")) ?: "", "directory") == 0)
 		ax_fail(err, AX_EXIT_FAILURE, "IS_DIRECTORY", "Remote path is a directory: %s. Use --recursive to download it.",
 			remote);
@@ -167,37 +164,39 @@ static int download_one(ax_file_conn *c, ax_file_xfer *t, const char *remote, co
 	return rc;
 }
 
-static long long chunk_size(const ax_args *args, ax_error *err)
+/* LOCAL as given, checked and split. */
+static int local_target(target *tg, const ax_args *args, ax_error *err)
 {
-	const json_t *v = ax_arg_json(args, "chunk-size");
-	long long n = v ? (long long)json_integer_value(v) : CHUNK_DEFAULT;
+	tg->given = ax_arg_string(args, "LOCAL");
+	if (check_local(tg, ax_arg_flag(args, "recursive"), ax_arg_flag(args, "force"), err) < 0)
+		return -1;
+	return split_target(tg, err);
+}
 
-	if (n < CHUNK_MIN || n > CHUNK_MAX)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE",
-			       "Invalid value for '--chunk-size': %lld is not in the range %lld<=x<=%lld.", n, CHUNK_MIN,
-			       CHUNK_MAX);
-	return n;
+/* A target that may not be replaced is refused before anything is connected. */
+int ax_check_file_download(const ax_ctx *ctx, const ax_args *args, ax_error *err)
+{
+	target tg = { 0 };
+	int rc = local_target(&tg, args, err);
+
+	target_free(&tg);
+	return rc;
 }
 
 int ax_cmd_file_download(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
-	const char *remote = ax_arg_string(args, "REMOTE");
+	const char *remote = ax_arg_string(args, "REMOTE"), *id = ctx->target->sandbox_id;
 	bool recursive = ax_arg_flag(args, "recursive");
-	target tg = { .given = ax_arg_string(args, "LOCAL") };
+	target tg = { 0 };
 	ax_file_tree_result got = { 0 };
 	ax_file_conn c;
 	ax_file_xfer t;
-	char resolved[PATH_MAX], *id = NULL;
-	long long chunk = chunk_size(args, err);
+	char resolved[PATH_MAX];
+	long long chunk = (long long)json_integer_value(ax_arg_json(args, "chunk-size"));
 	int rc = -1;
 
-	memset(&c, 0, sizeof c);
-	if (chunk < 0)
-		return -1;
-	if (check_local(&tg, recursive, ax_arg_flag(args, "force"), err) < 0 || split_target(&tg, err) < 0)
-		goto out;
-	id = ax_resolve_sandbox(ctx, args, err);
-	if (!id || ax_file_connect(ctx, id, &c, err) < 0)
+	ax_file_conn_init(&c, ctx);
+	if (local_target(&tg, args, err) < 0)
 		goto out;
 	ctx->catch_interrupts();
 	ax_file_xfer_start(&t, &c, "download", -1, (size_t)chunk);
@@ -222,9 +221,6 @@ int ax_cmd_file_download(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_er
 			      (json_int_t)(recursive ? got.directories + 1 : 0));
 	res->view.title = "File Downloaded";
 out:
-	rc = ax_file_explain(&c, id, rc, err);
-	ax_file_disconnect(&c);
 	target_free(&tg);
-	free(id);
 	return rc;
 }

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
 #include "execd_files.h"
 #include "file_common.h"
 
@@ -42,17 +41,9 @@ int ax_cmd_file_ls(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *e
 	json_t *entries = NULL, *rows, **sorted, *e;
 	ax_file_conn c;
 	size_t i, n;
-	char *id = ax_resolve_sandbox(ctx, args, err);
-	int rc;
 
-	if (!id)
-		return -1;
-	rc = ax_file_connect(ctx, id, &c, err);
-	if (rc == 0)
-		rc = ax_execd_list(&c.execd, path, 1, &entries, err);
-	ax_file_disconnect(&c);
-	free(id);
-	if (rc < 0)
+	ax_file_conn_init(&c, ctx);
+	if (ax_execd_list(c.execd, path, 1, &entries, err) < 0)
 		return -1;
 	n = json_array_size(entries);
 	sorted = calloc(n ? n : 1, sizeof(void *));  /* json_t pointers */

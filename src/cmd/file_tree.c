@@ -124,7 +124,7 @@ static int walk(ax_file_conn *c, tree *t, ax_error *err)
 
 		if (ax_file_interrupted(c))
 			return ax_file_interrupt_fail(c, err);
-		if (ax_execd_list(&c->execd, dir, 1, &entries, err) < 0)
+		if (ax_execd_list(c->execd, dir, 1, &entries, err) < 0)
 			return -1;
 		json_array_foreach(entries, i, e) {
 			if (take_entry(t, dir, e, err) < 0) {
@@ -145,7 +145,7 @@ static int list_tree(ax_file_conn *c, const char *remote, tree *t, ax_error *err
 	const char *type, *path;
 	int rc;
 
-	if (ax_execd_info(&c->execd, remote, &info, err) < 0)
+	if (ax_execd_info(c->execd, remote, &info, err) < 0)
 		return -1;
 	type = json_string_value(json_object_get(info, "type"));
 	path = json_string_value(json_object_get(info, "path"));

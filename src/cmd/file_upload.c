@@ -1,6 +1,7 @@
 /* file upload: one file, or a directory tree (one make-directories call, then
- * every file streamed on its own). Every local check happens before the
- * first network call, so a bad tree costs nothing remote. */
+ * every file streamed on its own). LOCAL is checked before the sandbox is
+ * connected, and a tree is walked (every entry checked) before anything is
+ * sent, so a bad tree costs nothing remote. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -11,9 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common.h"
 #include "file_common.h"
 #include "hook.h"
+#include "target.h"
 
 static int by_bytes(const void *a, const void *b)
 {
@@ -153,7 +154,7 @@ static int send_file(ax_file_conn *c, ax_file_xfer *t, const char *local, const 
 		return ax_fail(err, AX_EXIT_FAILURE, "NOT_REGULAR", "Local path is not a regular file: %s", local);
 	}
 	src.size = (unsigned long long)st.st_size;
-	rc = ax_execd_upload(&c->execd, remote, mode, &src, &t->x, err);
+	rc = ax_execd_upload(c->execd, remote, mode, &src, &t->x, err);
 	close(fd);
 	if (rc == 0) {
 		*sent = src.size;
@@ -178,7 +179,7 @@ static int send_tree(ax_file_conn *c, ax_file_xfer *t, const plan *p, const char
 		json_object_set_new(dirs, r, json_pack("{s:i}", "mode", dmode));
 		free(r);
 	}
-	if (ax_execd_mkdirs(&c->execd, dirs, err) < 0)
+	if (ax_execd_mkdirs(c->execd, dirs, err) < 0)
 		goto out;
 	*sent = 0;
 	for (i = 0; i < p->files.n; i++) {
@@ -218,40 +219,44 @@ static char *trim_slashes(const char *s)
 	return strndup(s, n);
 }
 
+int ax_check_file_upload(const ax_ctx *ctx, const ax_args *args, ax_error *err)
+{
+	char *local = trim_slashes(ax_arg_string(args, "LOCAL"));
+	int rc;
+
+	if (!local)
+		return oom(err);
+	rc = check_local(local, ax_arg_flag(args, "recursive"), ax_arg_flag(args, "follow-symlinks"), err);
+	free(local);
+	return rc;
+}
+
 int ax_cmd_file_upload(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
-	const char *remote = ax_arg_string(args, "REMOTE");
+	const char *remote = ax_arg_string(args, "REMOTE"), *id = ctx->target->sandbox_id;
 	bool recursive = ax_arg_flag(args, "recursive");
 	plan p = { .follow = ax_arg_flag(args, "follow-symlinks") };
 	ax_file_conn c;
 	ax_file_xfer t;
-	char *local = NULL, *id = NULL, *root = NULL, resolved[PATH_MAX];
+	char *local = NULL, *root = NULL, resolved[PATH_MAX];
 	unsigned long long sent = 0;
-	int mode, dmode, rc = -1;
+	int mode = ax_file_mode_option(args, "mode"), dmode = ax_file_mode_option(args, "directory-mode"), rc = -1;
 
-	memset(&c, 0, sizeof c);
-	if (ax_file_mode_option(args, "mode", 644, &mode, err) < 0 ||
-	    ax_file_mode_option(args, "directory-mode", 755, &dmode, err) < 0)
-		return -1;
+	ax_file_conn_init(&c, ctx);
 	local = trim_slashes(ax_arg_string(args, "LOCAL"));
 	if (!local)
 		return oom(err);
-	if (check_local(local, recursive, p.follow, err) < 0 ||
-	    (recursive && walk(&p, local, "", NULL, err) < 0))
+	if (recursive && walk(&p, local, "", NULL, err) < 0)
 		goto out;
 	if (!realpath(local, resolved)) {
 		ax_fail(err, AX_EXIT_FAILURE, "IO", "Cannot resolve %s: %s", local, strerror(errno));
 		goto out;
 	}
 	root = ax_path_norm(remote);
-	id = ax_resolve_sandbox(ctx, args, err);
-	if (!id || !root) {
-		if (!root)
-			oom(err);
+	if (!root) {
+		oom(err);
 		goto out;
 	}
-	if (ax_file_connect(ctx, id, &c, err) < 0)
-		goto out;
 	ctx->catch_interrupts();
 	ax_file_xfer_start(&t, &c, "upload", recursive ? (long long)p.bytes : -1, 0);
 	if (recursive)
@@ -268,12 +273,9 @@ int ax_cmd_file_upload(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_erro
 	res->view.title = "File Uploaded";
 	rc = ax_after_success(ctx, "file.upload", id, err);
 out:
-	rc = ax_file_explain(&c, id, rc, err);
-	ax_file_disconnect(&c);
 	ax_file_list_free(&p.dirs);
 	ax_file_list_free(&p.files);
 	free(root);
 	free(local);
-	free(id);
 	return rc;
 }

@@ -42,9 +42,9 @@ static void option_label(const ax_option_spec *o, char *buf, size_t size)
 	else
 		off = snprintf(buf, size, "    ");
 	off += snprintf(buf + off, size - (size_t)off, "--%s", o->name);
-	if (o->type == AX_OPT_KV)
+	if (o->kind == AX_VAL_KV)
 		snprintf(buf + off, size - (size_t)off, " KEY=VALUE");
-	else if (o->type != AX_OPT_FLAG)
+	else if (o->kind != AX_VAL_NONE)
 		snprintf(buf + off, size - (size_t)off, " %s", o->metavar ? o->metavar : "VALUE");
 }
 
@@ -136,9 +136,9 @@ void ax_usage_line(FILE *f, const char *prog, const ax_command_spec *c)
 	if ((c->options && c->options->name) || c->formats)
 		fputs(" [OPTIONS]", f);
 	for (p = c->positionals; p && p->name; p++) {
-		if (p->kind == AX_POS_OPTIONAL)
+		if (p->arity == AX_POS_OPTIONAL)
 			fprintf(f, " [%s]", p->name);
-		else if (p->kind == AX_POS_VARIADIC)
+		else if (p->arity == AX_POS_VARIADIC)
 			fprintf(f, " %s...", p->name);
 		else
 			fprintf(f, " %s", p->name);

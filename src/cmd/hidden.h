@@ -25,13 +25,6 @@ int ax_hidden_main(const ax_globals *g, const char *home, int argc, char **argv,
 /* The command table as one JSON object (what __commands prints). */
 json_t *ax_commands_json(void);
 
-/* What a shell should offer for a value: "path" (a local file), "dir" (a
- * local directory), "sandbox-id", "checkpoint-id", "profile", "config-key",
- * "duration", "choice", "none" (a flag) or "any". NAME is the long option
- * name (NULL for positionals); METAVAR the option's metavar or the
- * positional's name. */
-const char *ax_value_hint(const char *name, const char *metavar, ax_opt_type t, bool positional);
-
 /* `__complete line -- WORDS...`: candidates for the last of WORDS (the word
  * being typed, maybe empty), then one directive line: ":files" (let the
  * shell complete local paths), ":dirs" (local directories) or ":none". */

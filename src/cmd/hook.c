@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "checkpoint.h"
-#include "common.h"
+#include "target.h"
 
 static bool listed(const json_t *operations, const char *operation)
 {
@@ -40,7 +40,6 @@ int ax_after_success(ax_ctx *ctx, const char *operation, const char *sandbox_id,
 {
 	const ax_config *cfg = ctx->config;
 	char name[128];
-	ax_lifecycle lc;
 	ax_error why;
 	json_t *cp = NULL;
 
@@ -51,10 +50,7 @@ int ax_after_success(ax_ctx *ctx, const char *operation, const char *sandbox_id,
 		return 0;
 	auto_name(operation, name, sizeof name);
 	ax_error_clear(&why);
-	if (ax_open_lifecycle(ctx, &lc, &why) == 0) {
-		cp = ax_checkpoint_take(ctx, &lc, sandbox_id, name, &why);
-		ax_lc_close(&lc);
-	}
+	cp = ax_checkpoint_take(ctx, &ctx->target->lc, sandbox_id, name, &why);
 	if (cp) {
 		if (ctx->verbose)
 			fprintf(ctx->err, "[verbose] checkpoint created: %s (%s)\n",

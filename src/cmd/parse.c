@@ -1,11 +1,8 @@
 /* argv -> ax_globals / ax_args, driven by the command table. */
 #include "command.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "duration.h"
 
 #define MAX_CANDIDATES 64
 
@@ -125,60 +122,6 @@ static int unknown_option(const ax_option_spec *opts, const char *token, bool ha
 	return ax_fail(err, AX_EXIT_USAGE, "USAGE", "unknown option '%s'", word);
 }
 
-static void choices_text(const char *const *choices, char *buf, size_t size)
-{
-	size_t off = 0;
-
-	buf[0] = '\0';
-	for (; *choices && off < size; choices++)
-		off += (size_t)snprintf(buf + off, size - off, "%s%s", off ? ", " : "", *choices);
-}
-
-/* Check VALUE for option O and turn it into JSON. */
-static json_t *option_value(const ax_option_spec *o, const char *value, ax_error *err)
-{
-	char buf[256];
-	long long secs;
-	const char *const *c;
-
-	switch (o->type) {
-	case AX_OPT_INT: {
-		char *end;
-		long long n;
-
-		errno = 0;
-		n = strtoll(value, &end, 10);
-		if (errno || end == value || *end) {
-			ax_fail(err, AX_EXIT_USAGE, "USAGE", "invalid value '%s' for --%s: expected an integer",
-				value, o->name);
-			return NULL;
-		}
-		return json_integer(n);
-	}
-	case AX_OPT_DURATION:
-		if (ax_duration_parse(value, &secs, err) < 0)
-			return NULL;
-		return json_string(value);
-	case AX_OPT_CHOICE:
-		for (c = o->choices; *c; c++)
-			if (strcmp(*c, value) == 0)
-				return json_string(value);
-		choices_text(o->choices, buf, sizeof buf);
-		ax_fail(err, AX_EXIT_USAGE, "USAGE", "invalid value '%s' for --%s: choose from %s",
-			value, o->name, buf);
-		return NULL;
-	default:
-		break;
-	}
-	{
-		json_t *s = json_string(value);
-
-		if (!s)
-			ax_fail(err, AX_EXIT_USAGE, "USAGE", "invalid value for --%s: not valid UTF-8", o->name);
-		return s;
-	}
-}
-
 static void store(json_t *opts, const ax_option_spec *o, json_t *v)
 {
 	if (o->repeatable) {
@@ -205,7 +148,7 @@ static int take_option(const ax_option_spec *o, const char *inline_val, int argc
 	const char *value = inline_val;
 	json_t *v;
 
-	if (o->type == AX_OPT_FLAG) {
+	if (o->kind == AX_VAL_NONE) {
 		if (inline_val)
 			return ax_fail(err, AX_EXIT_USAGE, "USAGE", "option --%s takes no value", o->name);
 		store(opts, o, json_true());
@@ -217,7 +160,7 @@ static int take_option(const ax_option_spec *o, const char *inline_val, int argc
 				       o->metavar ? o->metavar : "VALUE");
 		value = argv[++*i];
 	}
-	if (o->type == AX_OPT_KV) {
+	if (o->kind == AX_VAL_KV) {
 		const char *eq = strchr(value, '=');
 		json_t *k, *val;
 
@@ -239,7 +182,7 @@ static int take_option(const ax_option_spec *o, const char *inline_val, int argc
 		store(opts, o, json_pack("[oo]", k, val));
 		return 0;
 	}
-	v = option_value(o, value, err);
+	v = ax_value_parse(o, value, err);
 	if (!v)
 		return -1;
 	store(opts, o, v);
@@ -265,6 +208,11 @@ static int take_format(const ax_command_spec *cmd, const char *value, ax_args *o
 		       value, allowed);
 }
 
+static int missing_format(ax_error *err)
+{
+	return ax_fail(err, AX_EXIT_USAGE, "USAGE", "option -o/--output requires a value (table, json, yaml or raw)");
+}
+
 static int assign_positionals(const ax_command_spec *cmd, json_t *given, ax_args *out, ax_error *err)
 {
 	const ax_positional_spec *p;
@@ -272,16 +220,16 @@ static int assign_positionals(const ax_command_spec *cmd, json_t *given, ax_args
 	bool variadic = false;
 
 	for (p = cmd->positionals; p && p->name; p++) {
-		if (p->kind == AX_POS_REQUIRED)
+		if (p->arity == AX_POS_REQUIRED)
 			required++;
-		else if (p->kind == AX_POS_OPTIONAL)
+		else if (p->arity == AX_POS_OPTIONAL)
 			optional++;
 		else
 			variadic = true;
 	}
 	if (n < required + (variadic ? 1 : 0)) {
 		for (p = cmd->positionals; p && p->name; p++)
-			if (p->kind != AX_POS_OPTIONAL) {
+			if (p->arity != AX_POS_OPTIONAL) {
 				if (n == 0)
 					return ax_fail(err, AX_EXIT_USAGE, "USAGE", "missing argument %s", p->name);
 				n--;
@@ -293,9 +241,9 @@ static int assign_positionals(const ax_command_spec *cmd, json_t *given, ax_args
 			       json_string_value(json_array_get(given, required + optional)));
 	extra = n - required - (variadic ? 1 : 0);
 	for (p = cmd->positionals; p && p->name; p++) {
-		if (p->kind == AX_POS_REQUIRED) {
+		if (p->arity == AX_POS_REQUIRED) {
 			json_object_set(out->pos, p->name, json_array_get(given, next++));
-		} else if (p->kind == AX_POS_OPTIONAL) {
+		} else if (p->arity == AX_POS_OPTIONAL) {
 			if (extra > 0 && (!variadic || extra > 0)) {
 				json_object_set(out->pos, p->name, json_array_get(given, next++));
 				extra--;
@@ -311,103 +259,150 @@ static int assign_positionals(const ax_command_spec *cmd, json_t *given, ax_args
 	return 0;
 }
 
+/* Where ax_args_parse is in the line. */
+typedef struct parse_state {
+	const ax_command_spec *cmd;
+	int argc;
+	char **argv;
+	int i;
+	bool options_done;
+	json_t *given;      /* positionals, in order */
+} parse_state;
+
+/* Take the token at st->i (and the values it consumes). */
+static int take_token(parse_state *st, ax_args *out, ax_error *err)
+{
+	const ax_command_spec *cmd = st->cmd;
+	const char *t = st->argv[st->i];
+	const ax_option_spec *o;
+
+	if (st->options_done || t[0] != '-' || t[1] == '\0') {
+		json_t *s = json_string(t);
+
+		if (!s)
+			return ax_fail(err, AX_EXIT_USAGE, "USAGE", "argument %d is not valid UTF-8", st->i + 1);
+		json_array_append_new(st->given, s);
+		if (cmd->flags & AX_CMD_OPTIONS_FIRST)
+			st->options_done = true;
+		return 0;
+	}
+	if (strcmp(t, "--") == 0) {
+		st->options_done = true;
+		return 0;
+	}
+	if (strcmp(t, "-h") == 0 || strcmp(t, "--help") == 0) {
+		out->help = true;
+		return 0;
+	}
+	if (t[1] == '-') {
+		const char *name = t + 2, *eq = strchr(name, '=');
+		size_t len = eq ? (size_t)(eq - name) : strlen(name);
+
+		if (cmd->formats && len == 6 && strncmp(name, "output", 6) == 0) {
+			const char *v = eq ? eq + 1 : (st->i + 1 < st->argc ? st->argv[++st->i] : NULL);
+
+			return v ? take_format(cmd, v, out, err) : missing_format(err);
+		}
+		o = find_long(cmd->options, name, len);
+		if (!o)
+			return unknown_option(cmd->options, t, cmd->formats != 0, err);
+		return take_option(o, eq ? eq + 1 : NULL, st->argc, st->argv, &st->i, out->opts, err);
+	}
+	/* Short option: -x, -xVALUE or -x VALUE. */
+	if (cmd->formats && t[1] == 'o') {
+		const char *v = t[2] ? t + 2 : (st->i + 1 < st->argc ? st->argv[++st->i] : NULL);
+
+		return v ? take_format(cmd, v, out, err) : missing_format(err);
+	}
+	o = find_short(cmd->options, t[1]);
+	if (!o)
+		return unknown_option(cmd->options, t, cmd->formats != 0, err);
+	return take_option(o, t[2] ? t + 2 : NULL, st->argc, st->argv, &st->i, out->opts, err);
+}
+
+/* Options the table marks required: given, and not as "". */
+static int check_required(const ax_command_spec *cmd, const ax_args *a, ax_error *err)
+{
+	const ax_option_spec *o;
+
+	for (o = cmd->options; o && o->name; o++) {
+		const json_t *v = json_object_get(a->opts, o->name);
+
+		if (o->required && (!v || (json_is_string(v) && !json_string_length(v))))
+			return ax_fail(err, AX_EXIT_USAGE, "USAGE", "missing option --%s %s", o->name,
+				       o->metavar ? o->metavar : "VALUE");
+	}
+	return 0;
+}
+
+/* The table's defaults of the options not given, typed as given ones are. */
+static int fill_defaults(const ax_command_spec *cmd, ax_args *a, ax_error *err)
+{
+	const ax_option_spec *o;
+
+	for (o = cmd->options; o && o->name; o++) {
+		json_t *v;
+
+		if (!o->defval || json_object_get(a->opts, o->name))
+			continue;
+		v = ax_value_parse(o, o->defval, err);
+		if (!v)
+			return -1;
+		json_object_set_new(a->defaults, o->name, v);
+	}
+	return 0;
+}
+
 int ax_args_parse(const ax_command_spec *cmd, int argc, char **argv, ax_args *out, ax_error *err)
 {
-	json_t *given = json_array();
-	bool options_done = false;
-	int i;
+	parse_state st = { .cmd = cmd, .argc = argc, .argv = argv, .given = json_array() };
+	ax_error later;
+	bool failed = false;
 
 	memset(out, 0, sizeof *out);
 	out->cmd = cmd;
 	out->opts = json_object();
 	out->pos = json_object();
+	out->defaults = json_object();
 	out->format = cmd->default_format;
-	for (i = 0; i < argc; i++) {
-		const char *t = argv[i];
-		const ax_option_spec *o;
-
-		if (options_done || t[0] != '-' || t[1] == '\0') {
-			json_t *s = json_string(t);
-
-			if (!s) {
-				json_decref(given);
-				return ax_fail(err, AX_EXIT_USAGE, "USAGE", "argument %d is not valid UTF-8", i + 1);
-			}
-			json_array_append_new(given, s);
-			if (cmd->flags & AX_CMD_OPTIONS_FIRST)
-				options_done = true;
-			continue;
-		}
-		if (strcmp(t, "--") == 0) {
-			options_done = true;
-			continue;
-		}
-		if (strcmp(t, "-h") == 0 || strcmp(t, "--help") == 0) {
-			out->help = true;
-			continue;
-		}
-		if (t[1] == '-') {
-			const char *name = t + 2, *eq = strchr(name, '=');
-			size_t len = eq ? (size_t)(eq - name) : strlen(name);
-
-			if (cmd->formats && len == 6 && strncmp(name, "output", 6) == 0) {
-				const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
-
-				if (!v || take_format(cmd, v, out, err) < 0)
-					goto fail_value;
-				continue;
-			}
-			o = find_long(cmd->options, name, len);
-			if (!o) {
-				unknown_option(cmd->options, t, cmd->formats != 0, err);
-				goto fail;
-			}
-			if (take_option(o, eq ? eq + 1 : NULL, argc, argv, &i, out->opts, err) < 0)
-				goto fail;
-			continue;
-		}
-		/* Short option: -x, -xVALUE or -x VALUE. */
-		if (cmd->formats && t[1] == 'o') {
-			const char *v = t[2] ? t + 2 : (i + 1 < argc ? argv[++i] : NULL);
-
-			if (!v || take_format(cmd, v, out, err) < 0)
-				goto fail_value;
-			continue;
-		}
-		o = find_short(cmd->options, t[1]);
-		if (!o) {
-			unknown_option(cmd->options, t, cmd->formats != 0, err);
-			goto fail;
-		}
-		if (take_option(o, t[2] ? t + 2 : NULL, argc, argv, &i, out->opts, err) < 0)
-			goto fail;
+	/* After the first error the rest of the line is still read, into LATER,
+	 * so that an -o json after the mistake still makes the error JSON. */
+	for (st.i = 0; st.i < argc; st.i++)
+		if (take_token(&st, out, failed ? &later : err) < 0)
+			failed = true;
+	if (!failed && !out->help &&
+	    (assign_positionals(cmd, st.given, out, err) < 0 || check_required(cmd, out, err) < 0))
+		failed = true;
+	if (!failed && fill_defaults(cmd, out, err) < 0)
+		failed = true;
+	json_decref(st.given);
+	if (failed) {
+		ax_args_free(out);
+		return -1;
 	}
-	if (!out->help && assign_positionals(cmd, given, out, err) < 0)
-		goto fail;
-	json_decref(given);
 	return 0;
-
-fail_value:
-	if (!err->message[0] || err->exit_code != AX_EXIT_USAGE)
-		ax_fail(err, AX_EXIT_USAGE, "USAGE", "option -o/--output requires a value (table, json, yaml or raw)");
-fail:
-	json_decref(given);
-	ax_args_free(out);
-	return -1;
 }
 
 void ax_args_free(ax_args *a)
 {
 	json_decref(a->opts);
 	json_decref(a->pos);
-	a->opts = a->pos = NULL;
+	json_decref(a->defaults);
+	a->opts = a->pos = a->defaults = NULL;
+}
+
+bool ax_arg_given(const ax_args *a, const char *name)
+{
+	return json_object_get(a->opts, name) || json_object_get(a->pos, name);
 }
 
 const json_t *ax_arg_json(const ax_args *a, const char *name)
 {
 	const json_t *v = json_object_get(a->opts, name);
 
-	return v ? v : json_object_get(a->pos, name);
+	if (!v)
+		v = json_object_get(a->pos, name);
+	return v ? v : json_object_get(a->defaults, name);
 }
 
 const char *ax_arg_string(const ax_args *a, const char *name)

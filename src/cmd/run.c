@@ -10,7 +10,7 @@
 #include "duration.h"
 #include "execd_command.h"
 #include "hook.h"
-#include "runtime.h"
+#include "target.h"
 
 #define EXIT_TIMEOUT 124
 
@@ -47,39 +47,28 @@ static double ms_since(const struct timespec *t0)
 
 int ax_cmd_run(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
-	const char *uuid, **words = NULL, *t = ax_arg_string(args, "timeout");
-	char *id = NULL, *line = NULL;
+	const char *uuid, **words = NULL, *t = ax_arg_string(args, "timeout"), *id = ctx->target->sandbox_id;
+	char *line = NULL;
 	size_t n;
 	long long secs = 0;
-	ax_lifecycle lc;
-	ax_http execd;
 	ax_command_run run;
 	ax_command_events ev;
 	ax_command_end end;
 	run_output o;
 	struct timespec t0;
 	int code = 0, status = -1;
-	bool have_lc = false, have_execd = false;
 
 	memset(&o, 0, sizeof o);
+	/* The target took a leading sandbox UUID; the words after it are the command. */
 	if (ax_split_target(args, &uuid, &words, &n, err) < 0)
 		return -1;
 	if (t && ax_duration_parse(t, &secs, err) < 0)
 		goto out;
-	id = uuid ? strdup(uuid) : ax_resolve_sandbox(ctx, args, err);
 	line = ax_shell_join((const char *const *)words, n);
-	if (!id || !line) {
-		if (!line)
-			ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+	if (!line) {
+		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
 		goto out;
 	}
-	if (ax_open_lifecycle(ctx, &lc, err) < 0)
-		goto out;
-	have_lc = true;
-	if (ax_runtime_connect(&lc, id, AX_EXECD_PORT, (long)ax_config_int(ctx->config, "request_timeout"), &execd,
-			       err) < 0)
-		goto out;
-	have_execd = true;
 	if (ctx->verbose)
 		fprintf(ctx->err, "[verbose] execd run: %s (sandbox=%s)\n", line, id);
 	o.ctx = ctx;
@@ -101,7 +90,7 @@ int ax_cmd_run(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 	ev.user = &o;
 	ctx->catch_interrupts();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (ax_execd_run(&execd, &run, &ev, &end, &code, err) < 0) {
+	if (ax_execd_run(&ctx->target->runtime, &run, &ev, &end, &code, err) < 0) {
 		if (o.write_failed)
 			ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot write the command's output");
 		goto out;
@@ -136,14 +125,7 @@ out:
 		fclose(o.err);
 	free(o.out_buf);
 	free(o.err_buf);
-	if (status < 0 && have_lc)
-		ax_runtime_explain(&lc, id, err);
-	if (have_execd)
-		ax_http_free(&execd);
-	if (have_lc)
-		ax_lc_close(&lc);
 	free(words);
 	free(line);
-	free(id);
 	return status;
 }

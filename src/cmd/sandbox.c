@@ -17,6 +17,7 @@
 #include "quantity.h"
 #include "sandbox_policy.h"
 #include "session.h"
+#include "target.h"
 #include "timeutil.h"
 
 #define LOCAL_IMAGE "host"
@@ -69,39 +70,25 @@ static const struct {
 	{ "disk", "default_disk", AX_LIMIT_DISK },
 };
 
-/* resourceLimits of a new sandbox: each option, else its defaults.* key
- * (checked when the configuration was loaded); "" or unset sends nothing.
- * A bad option value is a usage error. */
-static json_t *sandbox_limits(const ax_ctx *ctx, const ax_args *args, ax_error *err)
+/* resourceLimits of a new sandbox: each option, else its defaults.* key;
+ * "" or unset sends nothing. Both were checked already: options by the
+ * parser (their kinds), keys when the configuration was loaded. */
+static json_t *sandbox_limits(const ax_ctx *ctx, const ax_args *args)
 {
 	json_t *limits = json_object();
 
 	for (size_t i = 0; i < sizeof limit_keys / sizeof limit_keys[0]; i++) {
-		const json_t *v = json_object_get(args->opts, limit_keys[i].option);
-		const char *why = "";
+		const json_t *v = ax_arg_json(args, limit_keys[i].option);
 		char text[64];
-		long long n;
 
 		if (!v)
 			v = ax_config_value(ctx->config, limit_keys[i].config);
 		if (json_is_integer(v))
 			snprintf(text, sizeof text, "%lld", (long long)json_integer_value(v));
-		else if (json_is_string(v))
+		else if (json_is_string(v) && json_string_length(v))
 			snprintf(text, sizeof text, "%.63s", json_string_value(v));
 		else
 			continue;
-		if (!text[0] && !json_object_get(args->opts, limit_keys[i].option))
-			continue;
-		if (strlen(text) > 32 || ax_limit_parse(limit_keys[i].kind, text, &n, &why) < 0) {
-			ax_fail(err, AX_EXIT_USAGE, "USAGE", "invalid value '%s' for %s%s: %s",
-				json_is_string(v) ? json_string_value(v) : text,
-				json_object_get(args->opts, limit_keys[i].option) ? "--" : "defaults.",
-				json_object_get(args->opts, limit_keys[i].option) ? limit_keys[i].option
-										 : limit_keys[i].config + 8,
-				strlen(text) > 32 ? "too long" : why);
-			json_decref(limits);
-			return NULL;
-		}
 		json_object_set_new(limits, ax_limit_key(limit_keys[i].kind), json_string(text));
 	}
 	return limits;
@@ -158,12 +145,7 @@ json_t *ax_sandbox_request(ax_ctx *ctx, const ax_args *args, bool local, const c
 	env = kv_object(ax_arg_json(args, "env"));
 	if (snapshot_id)
 		json_object_set_new(meta, "checkpoint", json_string(snapshot_id));
-	limits = sandbox_limits(ctx, args, err);
-	if (!limits) {
-		json_decref(ep);
-		json_decref(meta);
-		return NULL;
-	}
+	limits = sandbox_limits(ctx, args);
 	req = json_pack("{s:o, s:o, s:o}", "entrypoint", ep, "metadata", meta, "resourceLimits", limits);
 	if (snapshot_id)
 		json_object_set_new(req, "snapshotId", json_string(snapshot_id));
@@ -324,23 +306,16 @@ out:
 
 int ax_cmd_sandbox_create(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
-	ax_lifecycle lc;
+	ax_lifecycle *lc = &ctx->target->lc;
 	json_t *req, *launched = NULL, *out;
 	char *joined = NULL;
 	size_t i, off = 0, len = 0;
 	json_t *x;
 	int rc = -1;
 
-	/* Bad limits are usage errors: before anything starts an engine. */
-	req = sandbox_limits(ctx, args, err);
-	if (!req)
-		return -1;
-	json_decref(req);
-	if (ax_open_lifecycle(ctx, &lc, err) < 0)
-		return -1;
-	req = ax_sandbox_request(ctx, args, lc.local, NULL, err);
+	req = ax_sandbox_request(ctx, args, lc->local, NULL, err);
 	if (!req ||
-	    ax_sandbox_launch(ctx, &lc, req, ax_arg_string(args, "ready-timeout"), ax_arg_flag(args, "skip-health-check"),
+	    ax_sandbox_launch(ctx, lc, req, ax_arg_string(args, "ready-timeout"), ax_arg_flag(args, "skip-health-check"),
 			      &launched, err) < 0)
 		goto out;
 	json_array_foreach(json_object_get(req, "entrypoint"), i, x)
@@ -361,7 +336,6 @@ out:
 	free(joined);
 	json_decref(req);
 	json_decref(launched);
-	ax_lc_close(&lc);
 	return rc;
 }
 
@@ -373,14 +347,9 @@ static const char *state_of(const json_t *sbx)
 int ax_cmd_sandbox_list(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	static const char *const columns[] = { "id", "state", "image", "expires_at", NULL };
-	ax_lifecycle lc;
-	json_t *all, *rows, *s;
+	json_t *all = ax_lc_list_all(&ctx->target->lc, "/sandboxes", NULL, err), *rows, *s;
 	size_t i;
 
-	if (ax_open_lifecycle(ctx, &lc, err) < 0)
-		return -1;
-	all = ax_lc_list_all(&lc, "/sandboxes", NULL, err);
-	ax_lc_close(&lc);
 	if (!all)
 		return -1;
 	rows = json_array();
@@ -394,31 +363,10 @@ int ax_cmd_sandbox_list(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_err
 	return 0;
 }
 
-/* GET /sandboxes/{id} into *OUT. */
-/* Run FN with an open lifecycle connection and the resolved sandbox id. */
-typedef int (*sandbox_fn)(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc, const char *id, ax_result *res,
-			  ax_error *err);
-
-static int with_sandbox(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err, sandbox_fn fn)
+int ax_cmd_sandbox_get(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
-	char *id = ax_resolve_sandbox(ctx, args, err);
-	ax_lifecycle lc;
-	int rc;
-
-	if (!id)
-		return -1;
-	if (ax_open_lifecycle(ctx, &lc, err) < 0) {
-		free(id);
-		return -1;
-	}
-	rc = fn(ctx, args, &lc, id, res, err);
-	ax_lc_close(&lc);
-	free(id);
-	return rc;
-}
-
-static int do_get(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc, const char *id, ax_result *res, ax_error *err)
-{
+	ax_lifecycle *lc = &ctx->target->lc;
+	const char *id = ctx->target->sandbox_id;
 	json_t *s = NULL;
 
 	if (ax_lc_get_sandbox(lc, id, &s, err) < 0)
@@ -453,25 +401,21 @@ static int do_get(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc, const char
 	return 0;
 }
 
-int ax_cmd_sandbox_get(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
-{
-	return with_sandbox(ctx, args, res, err, do_get);
-}
 
 /* With --port N: where port N of the sandbox is reached, as a URL, with
  * the headers to send; without: the AIO runtime's URL, as the original. */
-static int do_endpoint(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc, const char *id, ax_result *res,
-		       ax_error *err)
+int ax_cmd_sandbox_endpoint(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
+	ax_lifecycle *lc = &ctx->target->lc;
+	const char *id = ctx->target->sandbox_id;
 	const json_t *port_opt = ax_arg_json(args, "port");
 	char *url = NULL;
 	json_t *headers = NULL;
 
 	if (port_opt) {
+		/* 1..65535: the table's bounds, checked by the parser. */
 		json_int_t port = json_integer_value(port_opt);
 
-		if (!json_is_integer(port_opt) || port < 1 || port > 65535)
-			return ax_fail(err, AX_EXIT_USAGE, "USAGE", "--port must be from 1 to 65535");
 		if (ax_lc_endpoint(lc, id, (int)port, &url, &headers, err) < 0)
 			return -1;
 		res->kind = AX_RESULT_DATA;
@@ -498,21 +442,17 @@ static int do_endpoint(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc, const
 	return 0;
 }
 
-int ax_cmd_sandbox_endpoint(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
-{
-	return with_sandbox(ctx, args, res, err, do_endpoint);
-}
 
-static int do_renew(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc, const char *id, ax_result *res, ax_error *err)
+int ax_cmd_sandbox_renew(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
+	ax_lifecycle *lc = &ctx->target->lc;
+	const char *id = ctx->target->sandbox_id;
 	const char *t = ax_arg_string(args, "timeout");
 	long long secs;
 	char when[32], *path;
 	json_t *body, *out;
 	int rc;
 
-	if (!t)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "missing option --timeout DURATION");
 	if (ax_duration_parse(t, &secs, err) < 0)
 		return -1;
 	ax_time_rfc3339(time(NULL) + (time_t)secs, when);
@@ -532,10 +472,6 @@ static int do_renew(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc, const ch
 	return 0;
 }
 
-int ax_cmd_sandbox_renew(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
-{
-	return with_sandbox(ctx, args, res, err, do_renew);
-}
 
 /* POST pause/resume, then read back the state the sandbox really reached. */
 static int pause_or_resume(ax_lifecycle *lc, const char *id, const char *verb, const char *title, ax_result *res,
@@ -564,28 +500,20 @@ static int pause_or_resume(ax_lifecycle *lc, const char *id, const char *verb, c
 	return 0;
 }
 
-static int do_pause(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc, const char *id, ax_result *res, ax_error *err)
-{
-	return pause_or_resume(lc, id, "pause", "Sandbox Paused", res, err);
-}
-
-static int do_resume(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc, const char *id, ax_result *res, ax_error *err)
-{
-	return pause_or_resume(lc, id, "resume", "Sandbox Resumed", res, err);
-}
-
 int ax_cmd_sandbox_pause(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
-	return with_sandbox(ctx, args, res, err, do_pause);
+	return pause_or_resume(&ctx->target->lc, ctx->target->sandbox_id, "pause", "Sandbox Paused", res, err);
 }
 
 int ax_cmd_sandbox_resume(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
-	return with_sandbox(ctx, args, res, err, do_resume);
+	return pause_or_resume(&ctx->target->lc, ctx->target->sandbox_id, "resume", "Sandbox Resumed", res, err);
 }
 
-static int do_kill(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc, const char *id, ax_result *res, ax_error *err)
+int ax_cmd_sandbox_kill(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
+	ax_lifecycle *lc = &ctx->target->lc;
+	const char *id = ctx->target->sandbox_id;
 	char *path = sandbox_path(id, "");
 	bool cleared;
 	int rc;
@@ -603,7 +531,3 @@ static int do_kill(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc, const cha
 	return 0;
 }
 
-int ax_cmd_sandbox_kill(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
-{
-	return with_sandbox(ctx, args, res, err, do_kill);
-}

@@ -66,20 +66,3 @@ char *const *ax_catalog_list_words(bool sandboxes, int *n)
 	*n = sandboxes ? 4 : 5;
 	return sandboxes ? sandbox_words : checkpoint_words;
 }
-
-void ax_catalog_refresh_blocking(ax_catalog *c, const ax_exec_env *e, const char *home)
-{
-	int pass;
-
-	for (pass = 0; pass < 2; pass++) {
-		int n, status;
-		char *const *words = ax_catalog_list_words(pass == 0, &n);
-		char *out = NULL;
-		ax_error err;
-
-		if (ax_job_capture(e, words, n, &out, &status, &err) == 0)
-			ax_catalog_take(c, pass == 0, out, status);
-		free(out);
-	}
-	ax_catalog_read_session(c, home);
-}

@@ -1,7 +1,7 @@
 /*
  * What the shell knows about the server, from the last refresh: sandboxes
  * (`sandbox list -o json`), every checkpoint (`checkpoint list --all -o
- * json`) and the current session. Panes draw it; completion offers its ids.
+ * json`) and the current session, for the panes.
  */
 #ifndef ALLOX_TUI_CATALOG_H
 #define ALLOX_TUI_CATALOG_H
@@ -9,8 +9,6 @@
 #include <stdbool.h>
 #include <time.h>
 #include <jansson.h>
-
-#include "job.h"
 
 typedef struct ax_catalog {
 	json_t *sandboxes;    /* array of {id, state, image, expires_at} */
@@ -29,9 +27,6 @@ void ax_catalog_take(ax_catalog *c, bool sandboxes, const char *text, int status
 
 /* Re-read the current session from HOME. */
 void ax_catalog_read_session(ax_catalog *c, const char *home);
-
-/* Refresh everything now, waiting for it (plain mode completion). */
-void ax_catalog_refresh_blocking(ax_catalog *c, const ax_exec_env *e, const char *home);
 
 /* The words that list the sandboxes (SANDBOXES) or the checkpoints. */
 char *const *ax_catalog_list_words(bool sandboxes, int *n);

@@ -1,290 +1,180 @@
-/* Context-sensitive completion, in the manner of psql's tab-complete. */
+/* Tab completion on the allox> line through the command table's completer. */
 #include "complete.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <readline/readline.h>
+
+#include "hidden.h"
 
 /* Readline's completion hooks have no user pointer. */
 static ax_shell *completing;
-static bool on_demand;
 
-typedef struct list {
-	char **v;
-	size_t n, cap;
-	const char *prefix;
-} list;
-
-static void add(list *l, const char *s)
+static int add(ax_completion *c, const char *word, size_t len)
 {
-	size_t i;
+	char **v = realloc(c->words, (c->n + 2) * sizeof *v);
 
-	if (!s || strncmp(s, l->prefix, strlen(l->prefix)) != 0)
-		return;
-	for (i = 0; i < l->n; i++)
-		if (strcmp(l->v[i], s) == 0)
-			return;
-	if (l->n + 2 > l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 16;
-		char **v = realloc(l->v, cap * sizeof *v);
+	if (!v)
+		return -1;
+	c->words = v;
+	if (!(v[c->n] = strndup(word, len)))
+		return -1;
+	v[++c->n] = NULL;
+	return 0;
+}
 
-		if (!v)
-			return;
-		l->v = v;
-		l->cap = cap;
+/* Take __complete's answer: "CANDIDATE<TAB>description" lines, then ":none",
+ * ":files" or ":dirs". Descriptions are for shells that show them. */
+static int take_answer(ax_completion *c, const char *answer)
+{
+	const char *line = answer;
+
+	while (*line) {
+		size_t len = strcspn(line, "\n");
+
+		if (line[0] == ':')
+			c->paths = strncmp(line, ":files", len) == 0 || strncmp(line, ":dirs", len) == 0;
+		else if (add(c, line, strcspn(line, "\t\n")) < 0)
+			return -1;
+		line += len;
+		if (*line)
+			line++;
 	}
-	if ((l->v[l->n] = strdup(s)))
-		l->n++;
-	l->v[l->n] = NULL;
+	return 0;
 }
 
-static void add_sandboxes(ax_shell *sh, list *l)
+/* Words only the shell knows, offered where a command group may start. */
+static int add_shell_words(ax_completion *c, const char *text)
 {
-	size_t i;
-	json_t *row;
-
-	if (on_demand && time(NULL) - sh->catalog.refreshed_at > 5)
-		ax_catalog_refresh_blocking(&sh->catalog, &sh->exec, sh->ctx->home);
-	json_array_foreach(sh->catalog.sandboxes, i, row)
-		add(l, json_string_value(json_object_get(row, "id")));
-}
-
-static void add_checkpoints(ax_shell *sh, list *l)
-{
-	size_t i;
-	json_t *row;
-
-	if (on_demand && time(NULL) - sh->catalog.refreshed_at > 5)
-		ax_catalog_refresh_blocking(&sh->catalog, &sh->exec, sh->ctx->home);
-	json_array_foreach(sh->catalog.checkpoints, i, row) {
-		add(l, json_string_value(json_object_get(row, "id")));
-		add(l, json_string_value(json_object_get(row, "name")));
-	}
-}
-
-static void add_groups(list *l)
-{
-	static const char *const shell_words[] = { "help", "use", "history", "clear", "exit", "quit", NULL };
-	const ax_group_spec *g;
+	static const char *const words[] = { "use", "history", "clear", "exit", "quit", NULL };
 	const char *const *w;
 
-	for (g = ax_groups(); g->name; g++)
-		add(l, g->name);
-	for (w = shell_words; *w; w++)
-		add(l, *w);
+	for (w = words; *w; w++)
+		if (strncmp(*w, text, strlen(text)) == 0 && add(c, *w, strlen(*w)) < 0)
+			return -1;
+	return 0;
 }
 
-/* First words of GROUP's verbs ("jupyter" for "jupyter run"); after FIRST,
- * the second words of verbs starting with it. */
-static void add_verbs(list *l, const char *group, const char *first)
+int ax_complete_shell(const ax_shell *sh, const char *line_before, const char *text, ax_completion *out)
 {
-	const ax_command_spec *c;
-	char word[64];
-
-	for (c = ax_commands(); c->name; c++) {
-		const char *sp = strchr(c->name, ' ');
-
-		if (strcmp(c->group, group) != 0 || !c->name[0])
-			continue;
-		if (first) {
-			if (sp && strncmp(c->name, first, (size_t)(sp - c->name)) == 0 &&
-			    strlen(first) == (size_t)(sp - c->name))
-				add(l, sp + 1);
-			continue;
-		}
-		snprintf(word, sizeof word, "%.*s", (int)(sp ? sp - c->name : (long)strlen(c->name)), c->name);
-		add(l, word);
-	}
-}
-
-static void add_options(list *l, const ax_command_spec *c)
-{
-	const ax_option_spec *o;
-	char buf[80];
-
-	for (o = c->options; o && o->name; o++) {
-		snprintf(buf, sizeof buf, "--%s", o->name);
-		add(l, buf);
-	}
-	if (c->formats)
-		add(l, "--output");
-	add(l, "--help");
-}
-
-static const ax_option_spec *option_named(const ax_command_spec *c, const char *word)
-{
-	const ax_option_spec *o;
-
-	if (word[0] != '-')
-		return NULL;
-	for (o = c->options; o && o->name; o++)
-		if ((word[1] == '-' && strcmp(word + 2, o->name) == 0) ||
-		    (word[1] == o->short_name && word[1] && !word[2]))
-			return o;
-	return NULL;
-}
-
-static void add_formats(list *l, unsigned formats)
-{
-	static const ax_format all[] = { AX_FMT_TABLE, AX_FMT_JSON, AX_FMT_YAML, AX_FMT_RAW };
-	size_t i;
-
-	for (i = 0; i < 4; i++)
-		if (formats & all[i])
-			add(l, ax_format_name(all[i]));
-}
-
-static bool has_positional(const ax_command_spec *c, const char *prefix)
-{
-	const ax_positional_spec *p;
-
-	for (p = c->positionals; p && p->name; p++)
-		if (strncmp(p->name, prefix, strlen(prefix)) == 0)
-			return true;
-	return false;
-}
-
-/* Returns false when the word is a local path. */
-static bool complete_args(ax_shell *sh, list *l, const ax_command_spec *c, const char *prev, bool options_over)
-{
-	const ax_option_spec *o = option_named(c, prev);
-
-	if (c->formats && (strcmp(prev, "-o") == 0 || strcmp(prev, "--output") == 0)) {
-		add_formats(l, c->formats);
-		return true;
-	}
-	if (o && o->type != AX_OPT_FLAG) {
-		const char *const *ch;
-
-		if (o->type == AX_OPT_CHOICE) {
-			for (ch = o->choices; *ch; ch++)
-				add(l, *ch);
-			return true;
-		}
-		if (o->metavar && strcmp(o->metavar, "SANDBOX_ID") == 0) {
-			add_sandboxes(sh, l);
-			return true;
-		}
-		return !(o->metavar && (strstr(o->metavar, "FILE") || strstr(o->metavar, "DIR")));
-	}
-	if (l->prefix[0] == '-' && !options_over) {
-		add_options(l, c);
-		return true;
-	}
-	if (has_positional(c, "SANDBOX_ID") || has_positional(c, "COMMAND"))
-		add_sandboxes(sh, l);
-	if (has_positional(c, "CHECKPOINT"))
-		add_checkpoints(sh, l);
-	if (has_positional(c, "CHECKPOINT") && strcmp(c->name, "restore") == 0)
-		add(l, "latest");
-	/* Commands that take local or remote paths fall back to local paths. */
-	return l->n > 0 || !(has_positional(c, "LOCAL") || has_positional(c, "PATH") || has_positional(c, "COMMAND") ||
-			     has_positional(c, "REMOTE"));
-}
-
-char **ax_complete_candidates(ax_shell *sh, const char *line_before, const char *text)
-{
-	list l = { NULL, 0, 0, text };
 	ax_words w;
 	ax_error err;
-	const ax_group_spec *g;
-	const ax_command_spec *c;
-	int used = 0, i;
-	bool options_over = false, words_only = true;
+	char **argv = NULL, *answer = NULL;
+	size_t size = 0;
+	FILE *f = NULL;
+	int argc = 0, done, i, rc = -1;
 
+	memset(out, 0, sizeof *out);
 	if (ax_split_line(line_before, true, &w, &err) < 0)
-		return NULL;
-	if (w.n == 0) {
-		add_groups(&l);
-	} else if (strcmp(w.v[0], "use") == 0) {
-		if (w.n == 1)
-			add_sandboxes(sh, &l);
-	} else if (strcmp(w.v[0], "help") == 0) {
-		if (w.n == 1)
-			add_groups(&l);
-		else if (w.n == 2)
-			add_verbs(&l, w.v[1], NULL);
-	} else if ((g = ax_group_find(w.v[0]))) {
-		c = ax_command_find(g->name, w.n - 1, w.v + 1, &used);
-		if (w.n == 1 && (!c || c->name[0])) {
-			add_verbs(&l, g->name, NULL);
-		} else if (!c && w.n == 2) {
-			add_verbs(&l, g->name, w.v[1]);
-		} else if (c && strchr(c->name, ' ') && used == 0) {
-			add_verbs(&l, g->name, w.v[1]);
-		} else if (c) {
-			for (i = 1 + used; i < w.n; i++) {
-				const ax_option_spec *o = option_named(c, w.v[i]);
-
-				if (strcmp(w.v[i], "--") == 0 ||
-				    (w.v[i][0] != '-' && (c->flags & AX_CMD_OPTIONS_FIRST)))
-					options_over = true;
-				if (o && o->type != AX_OPT_FLAG && i + 1 < w.n)
-					i++;
-			}
-			words_only = complete_args(sh, &l, c, w.n > 1 + used ? w.v[w.n - 1] : "", options_over);
-		}
+		return -1;
+	out->words = calloc(1, sizeof *out->words);
+	argv = calloc((size_t)w.n + 3, sizeof *argv);
+	f = open_memstream(&answer, &size);
+	if (!out->words || !argv || !f)
+		goto out;
+	/* After an opening quote readline's TEXT is the quoted word: the split's
+	 * last (open) word is that word, not one before it. */
+	done = w.open_quote && w.n > 0 ? w.n - 1 : w.n;
+	/* `use ID` is `session use ID`; the other shell words take no arguments. */
+	if (done > 0 && strcmp(w.v[0], "use") == 0)
+		argv[argc++] = (char *)"session";
+	for (i = 0; i < done; i++)
+		argv[argc++] = w.v[i];
+	argv[argc++] = (char *)text;
+	ax_complete_line(sh->ctx->globals, sh->ctx->home, argc, argv, f);
+	if (fclose(f) != 0) {
+		f = NULL;
+		goto out;
 	}
+	f = NULL;
+	if (take_answer(out, answer) == 0 && (done > 0 || add_shell_words(out, text) == 0))
+		rc = 0;
+out:
+	if (f)
+		fclose(f);
+	if (rc < 0)
+		ax_completion_free(out);
+	free(answer);
+	free(argv);
 	ax_words_free(&w);
-	if (!words_only && l.n == 0) {
-		free(l.v);
-		return NULL;
+	return rc;
+}
+
+void ax_completion_free(ax_completion *c)
+{
+	size_t i;
+
+	for (i = 0; c->words && i < c->n; i++)
+		free(c->words[i]);
+	free(c->words);
+	memset(c, 0, sizeof *c);
+}
+
+/* Local paths beside the candidates (file upload's first word may be a
+ * sandbox id or a path), as readline's own filename completion finds them. */
+static void add_paths(ax_completion *c, const char *text)
+{
+	char *name;
+	int state = 0;
+
+	while ((name = rl_filename_completion_function(text, state++))) {
+		add(c, name, strlen(name));
+		free(name);
 	}
-	if (!l.v)
-		l.v = calloc(1, sizeof *l.v);
-	return l.v;
 }
 
 /* Readline wants the common prefix first, then the matches. */
 static char **attempt(const char *text, int start, int end)
 {
 	char *before = strndup(rl_line_buffer, (size_t)start);
-	char **cands, **out;
-	size_t n = 0, i, common;
+	ax_completion c;
+	char **out;
+	size_t i, common;
+	int rc;
 
 	(void)end;
 	if (!before)
 		return NULL;
-	cands = ax_complete_candidates(completing, before, text);
+	rc = ax_complete_shell(completing, before, text, &c);
 	free(before);
-	if (!cands) /* a local path: readline's filename completion */
+	if (rc < 0)
 		return NULL;
+	if (c.paths && c.n == 0) {
+		/* Only local paths: readline's filename completion, quoting and all. */
+		ax_completion_free(&c);
+		return NULL;
+	}
 	rl_attempted_completion_over = 1;
-	while (cands[n])
-		n++;
-	if (n == 0) {
-		free(cands);
+	if (c.paths) {
+		add_paths(&c, text);
+		rl_filename_completion_desired = 1;
+	}
+	if (c.n == 0 || !(out = calloc(c.n + 2, sizeof *out))) {
+		ax_completion_free(&c);
 		return NULL;
 	}
-	out = calloc(n + 2, sizeof *out);
-	if (!out) {
-		for (i = 0; i < n; i++)
-			free(cands[i]);
-		free(cands);
-		return NULL;
-	}
-	common = strlen(cands[0]);
-	for (i = 1; i < n; i++) {
+	common = strlen(c.words[0]);
+	for (i = 1; i < c.n; i++) {
 		size_t k = 0;
 
-		while (k < common && cands[i][k] == cands[0][k])
+		while (k < common && c.words[i][k] == c.words[0][k])
 			k++;
 		common = k;
 	}
-	out[0] = strndup(cands[0], common);
-	if (n > 1)
-		memcpy(out + 1, cands, n * sizeof *out);
-	else
-		free(cands[0]);
-	free(cands);
+	out[0] = strndup(c.words[0], common);
+	if (c.n > 1) {
+		memcpy(out + 1, c.words, c.n * sizeof *out);
+		free(c.words);
+	} else {
+		ax_completion_free(&c);
+	}
 	return out;
 }
 
-void ax_complete_install(ax_shell *sh, bool refresh_on_demand)
+void ax_complete_install(ax_shell *sh)
 {
 	completing = sh;
-	on_demand = refresh_on_demand;
 	rl_readline_name = "allox";
 	rl_attempted_completion_function = attempt;
 	rl_completer_quote_characters = "'\"";

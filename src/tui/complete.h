@@ -1,22 +1,33 @@
 /*
- * Tab completion for the allox> line, from the command table and the
- * catalog: verbs, options, option values (-o formats, choices), sandbox ids,
- * checkpoint ids and names, and local paths (readline's filename completion).
+ * Tab completion for the allox> line. The answers are those of `allox-cli
+ * __complete line` (src/cmd/complete_line.c), the one completer that bash,
+ * zsh and fish use too, so the shell offers exactly what the command table
+ * says; this file only adds the shell's own words (use, history, clear, exit,
+ * quit) and hands local paths to readline's filename completion.
  */
 #ifndef ALLOX_TUI_COMPLETE_H
 #define ALLOX_TUI_COMPLETE_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "shell.h"
 
-/* Install the completer for SH. Readline's hooks take no user data, so the
- * shell is remembered in one static pointer for the shell's lifetime. With
- * REFRESH_ON_DEMAND (plain mode: no background refresh) a completion of ids
- * refreshes the catalog first when it is older than a few seconds. */
-void ax_complete_install(ax_shell *sh, bool refresh_on_demand);
+typedef struct ax_completion {
+	char **words;      /* NULL-terminated, malloc'd */
+	size_t n;
+	bool paths;        /* local paths complete too (readline's filename completion) */
+} ax_completion;
 
-/* The candidates for the word TEXT at the end of LINE_BEFORE (the line up to
- * the word), NULL-terminated and malloc'ed, or NULL for "complete a local
- * path". Exposed for tests. */
-char **ax_complete_candidates(ax_shell *sh, const char *line_before, const char *text);
+/* Install the completer for SH. Readline's hooks take no user data, so the
+ * shell is remembered in one static pointer for the shell's lifetime. */
+void ax_complete_install(ax_shell *sh);
+
+/* What completes the word TEXT at the end of LINE_BEFORE (the line up to the
+ * word) into *OUT; free it with ax_completion_free. Returns 0, or -1 when
+ * nothing completes (the line does not split, or out of memory). Exposed for
+ * tests. */
+int ax_complete_shell(const ax_shell *sh, const char *line_before, const char *text, ax_completion *out);
+void ax_completion_free(ax_completion *c);
 
 #endif

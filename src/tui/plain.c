@@ -94,7 +94,7 @@ int ax_shell_plain(ax_shell *sh)
 	sigaction(SIGINT, &sa, &old_int);
 	sh->interactive = true;
 	rl_catch_signals = 0;
-	ax_complete_install(sh, true);
+	ax_complete_install(sh);
 	ax_shell_history_load(sh);
 	rl_callback_handler_install(AX_SHELL_PROMPT, on_line);
 	while (!sh->done) {

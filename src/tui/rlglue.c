@@ -110,7 +110,7 @@ void ax_rl_start(ax_tui *t)
 	rl_variable_bind("page-completions", "off");
 	rl_variable_bind("horizontal-scroll-mode", "on");
 	rl_completion_query_items = 10000;
-	ax_complete_install(t->sh, false);
+	ax_complete_install(t->sh);
 	rl_callback_handler_install(AX_SHELL_PROMPT, on_line);
 	/* After install, which binds the terminal's keys: the sequences the loop
 	 * feeds for curses' KEY_HOME, KEY_END and KEY_DC. */

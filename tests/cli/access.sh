@@ -128,14 +128,17 @@ for f in cmdline environ; do
 done
 [ -s "$TMP/agent.cmdline" ] || fail "empty agent cmdline: the check above proves nothing"
 
-t "a sandbox cannot reach the engine: no state, no socket, no key on TCP"
+t "a sandbox cannot reach the engine: no state, no socket, not its loopback TCP port"
+# 000: no connection at all (the sandbox has its own network, issue 21); a
+# sandbox with the host's network would get the 401 of a request without
+# the key.
 run tcp run "$A" -- sh -c "test -e '$ALLOX_HOME' && echo home-visible
 test -e '$STATE/$A' && echo state-visible
 curl -s --max-time 5 --unix-socket '$ALLOX_HOME/run/engine.sock' http://x/v1/sandboxes && echo socket-answers
 curl -s --max-time 5 -o /dev/null -w '%{http_code}\n' $BASE/v1/sandboxes
 true"
 expect_rc 0
-expect_out "401"
+expect_out "000"
 
 t "no process in a sandbox holds the key or its token in its command line or environment"
 # Dumped inside and searched outside, so the secrets are not in the command.
@@ -154,8 +157,10 @@ curl -s --max-time 5 -o /dev/null -w '%{http_code}\n' $AGENT_A/files/download?pa
 curl -s --max-time 5 -o /dev/null -w '%{http_code}\n' -H 'X-EXECD-ACCESS-TOKEN: $TOKEN_B' $AGENT_A/ping
 true"
 expect_rc 0
-expect_out "401
-401"
+# A's agent is on the host's loopback, out of B's reach (000: no
+# connection); with the host's network B would get 401s.
+expect_out "000
+000"
 
 t "a sandbox cannot change a host file"
 if [ -z "$HOSTFILE" ]; then

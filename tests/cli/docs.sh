@@ -84,9 +84,12 @@ check_group_page() {
 	awk -F '\t' '{ print $1 " " $2 "\t" $3 }' "$TMP/have.opts" | sort >"$TMP/have.short"
 	join -t "$(printf '\t')" "$TMP/want.short" "$TMP/have.short" |
 		awk -F '\t' '$2 != $3 { print "  '"$page"': " $1 ": short form is " $2 " in the table, " $3 " on the page" }' >>"$out"
-	# Defaults, arguments and output formats.
+	# Defaults, bounds, required options, arguments and output formats.
 	jq -r --arg g "$g" ".groups[] | select(.name == \$g) | .verbs[] | $verb_key as \$v
 		| (.options[] | select(.default) | \"D\t\(\$v)\t--\(.long)\t\(.default)\"),
+		  (.options[] | select(.min) | \"B\t\(\$v)\t--\(.long)\t\(.min)\"),
+		  (.options[] | select(.max) | \"B\t\(\$v)\t--\(.long)\t\(.max)\"),
+		  (.options[] | select(.required) | \"R\t\(\$v)\t--\(.long)\t-\"),
 		  (.positionals[] | \"P\t\(\$v)\t\(.name)\"),
 		  (.formats[] | \"F\t\(\$v)\t--output\t\(.)\")" "$C" |
 	while IFS="$(printf '\t')" read -r kind v a b; do
@@ -96,6 +99,14 @@ check_group_page() {
 			awk -F '\t' -v v="$v" -v o="$a" '$1 == "O" && $2 == v && $3 == o { print $5 }' "$TMP/page.entries" |
 				grep -qF "Default: $b" ||
 				echo "  $page: '$v' $a: the entry must say 'Default: \\fB$b\\fR.'"
+			;;
+		B)
+			awk -F '\t' -v v="$v" -v o="$a" '$1 == "O" && $2 == v && $3 == o { print $5 }' "$TMP/page.entries" |
+				grep -qw -- "$b" || echo "  $page: '$v' $a: the entry must name its bound $b"
+			;;
+		R)
+			awk -F '\t' -v v="$v" -v o="$a" '$1 == "O" && $2 == v && $3 == o { print $5 }' "$TMP/page.entries" |
+				grep -qi required || echo "  $page: '$v' $a: the entry must say it is required"
 			;;
 		P)
 			awk -F '\t' -v v="$v" '$1 == "V" && $2 == v { print $3 }' "$TMP/page.entries" | grep -qw -- "$a" ||

@@ -366,8 +366,11 @@ jq -e --arg pid "$agent" '.state == "Terminated" and (.message | contains("agent
 run allox sandbox get "$ID"
 expect_rc 0
 expect_out_has "message:"
+# The dispatcher explains every runtime command's failure (file ls, jupyter and
+# mcp said only that the connection failed).
 for cmd in "run -- echo hi" "file cat /home/gem/ready" "file write /home/gem/x --content x" \
-	"file download /home/gem/ready $TMP/dl/ready" "file upload $TMP/requests /home/gem/requests"; do
+	"file download /home/gem/ready $TMP/dl/ready" "file upload $TMP/requests /home/gem/requests" \
+	"file ls /home/gem" "aio jupyter run -c 1" "aio mcp servers"; do
 	# shellcheck disable=SC2086 # word splitting is the point
 	run allox $cmd
 	expect_rc 1

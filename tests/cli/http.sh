@@ -75,7 +75,12 @@ else
 	openssl s_server -quiet -www -accept "$tport" -cert "$TMP/cert.pem" -key "$TMP/key.pem" >/dev/null 2>&1 &
 	tls=$!
 	i=0
-	while ! (exec 3<>"/dev/tcp/127.0.0.1/$tport") 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+	# Ready once it completes a handshake: a bare TCP probe left s_server
+	# busy with a half-open session while allox-cli waited (CI, under load).
+	while ! openssl s_client -connect "127.0.0.1:$tport" </dev/null >/dev/null 2>&1 && [ $i -lt 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
 	ALLOX_DOMAIN="127.0.0.1:$tport" ALLOX_PROTOCOL=https run allox sandbox list
 	expect_rc 1
 	expect_err_has "https://127.0.0.1:$tport/v1/sandboxes"

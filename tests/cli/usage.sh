@@ -83,5 +83,43 @@ expect_rc 2
 ! grep -q "$(printf '\033')" "$TMP/err" || fail "escape sequence reached stderr: $(cat -A "$TMP/err")"
 expect_err_has "Invalid duration '5??[31mred'"
 
-done_testing
+t "with -o json, a usage error the parser finds is JSON too, wherever -o json stands"
+run allox run -o json
+expect_rc 2
+[ "$(jq -r .error.code "$TMP/err")" = USAGE ] || fail "not a JSON usage error: $(cat "$TMP/err")"
+expect_err_has '"missing argument COMMAND"'
+run allox sandbox get --bogus -o json
+expect_rc 2
+[ "$(jq -r .error.message "$TMP/err")" = "unknown option '--bogus'" ] || fail "not JSON: $(cat "$TMP/err")"
+run allox sandbox get --bogus -o table
+expect_rc 2
+expect_err_has "Try 'allox-cli sandbox get --help' for help."
+# After -- the words are run's command: its -o json is not ours.
+run allox run -- -o json
+expect_rc 1
+! grep -q '^{' "$TMP/err" || fail "run's command was read as -o json: $(cat "$TMP/err")"
 
+t "a missing required option is a usage error before the session is looked up"
+allox session clear >/dev/null 2>&1
+run allox sandbox renew
+expect_rc 2
+expect_err_has "Error: missing option --timeout DURATION"
+run allox sandbox renew -o json
+expect_rc 2
+[ "$(jq -r .error.code "$TMP/err")" = USAGE ] || fail "not a JSON usage error: $(cat "$TMP/err")"
+run allox aio screenshot -f ""
+expect_rc 2
+expect_err_has "Error: missing option --file FILE"
+
+t "bounds from the table are usage errors"
+run allox aio jupyter run -c 1 --timeout 301
+expect_rc 2
+expect_err_has "Error: --timeout must be from 1s to 300s"
+run allox file download --chunk-size 5 /r x
+expect_rc 2
+expect_err_has "Error: --chunk-size must be from 1024 to 16777216"
+run allox aio screenshot -f x --quality 101 -o json
+expect_rc 2
+[ "$(jq -r .error.message "$TMP/err")" = "--quality must be from 0 to 100" ] || fail "$(cat "$TMP/err")"
+
+done_testing

@@ -10,30 +10,51 @@
 static const char *const colors[] = { "red", "blue", NULL };
 
 static const ax_option_spec opts[] = {
-	{ "env", 'e', AX_OPT_KV, NULL, NULL, NULL, true, "env" },
-	{ "timeout", 't', AX_OPT_DURATION, "DURATION", NULL, NULL, false, "t" },
-	{ "count", 0, AX_OPT_INT, "N", NULL, NULL, false, "n" },
-	{ "color", 0, AX_OPT_CHOICE, "C", colors, NULL, false, "c" },
-	{ "force", 'f', AX_OPT_FLAG, NULL, NULL, NULL, false, "f" },
-	{ NULL, 0, AX_OPT_FLAG, NULL, NULL, NULL, false, NULL },
+	{ .name = "env", .short_name = 'e', .kind = AX_VAL_KV, .repeatable = true, .help = "env" },
+	{ .name = "timeout", .short_name = 't', .kind = AX_VAL_DURATION, .metavar = "DURATION", .help = "t" },
+	{ .name = "count", .kind = AX_VAL_INT, .metavar = "N", .help = "n" },
+	{ .name = "color", .kind = AX_VAL_CHOICE, .metavar = "C", .choices = colors, .help = "c" },
+	{ .name = "force", .short_name = 'f', .kind = AX_VAL_NONE, .help = "f" },
+	{ .name = NULL },
 };
 
 static const ax_positional_spec file_pos[] = {
-	{ "SANDBOX_ID", AX_POS_OPTIONAL, "id" },
-	{ "PATH", AX_POS_REQUIRED, "path" },
-	{ NULL, AX_POS_REQUIRED, NULL },
+	{ .name = "SANDBOX_ID", .arity = AX_POS_OPTIONAL, .kind = AX_VAL_SANDBOX_ID, .help = "id" },
+	{ .name = "PATH", .arity = AX_POS_REQUIRED, .kind = AX_VAL_REMOTE_PATH, .help = "path" },
+	{ .name = NULL },
 };
 
 static const ax_positional_spec run_pos[] = {
-	{ "COMMAND", AX_POS_VARIADIC, "cmd" },
-	{ NULL, AX_POS_REQUIRED, NULL },
+	{ .name = "COMMAND", .arity = AX_POS_VARIADIC, .kind = AX_VAL_COMMAND, .help = "cmd" },
+	{ .name = NULL },
+};
+
+static const ax_option_spec typed_opts[] = {
+	{ .name = "wait", .short_name = 'w', .kind = AX_VAL_DURATION, .metavar = "DURATION", .defval = "30", .min = "1s",
+	  .max = "5m", .help = "w" },
+	{ .name = "quality", .kind = AX_VAL_INT, .metavar = "N", .min = "0", .max = "100", .help = "q" },
+	{ .name = "count", .kind = AX_VAL_INT, .metavar = "N", .defval = "3", .min = "1", .help = "n" },
+	{ .name = "file", .short_name = 'f', .kind = AX_VAL_LOCAL_PATH, .metavar = "FILE", .required = true, .help = "f" },
+	{ .name = "mode", .kind = AX_VAL_MODE, .metavar = "MODE", .defval = "644", .help = "m" },
+	{ .name = "args", .kind = AX_VAL_JSON_OBJECT, .metavar = "JSON", .help = "a" },
+	{ .name = "cpu", .kind = AX_VAL_CPU, .metavar = "CPUS", .help = "c" },
+	{ .name = "pids", .kind = AX_VAL_PIDS, .metavar = "N", .help = "p" },
+	{ .name = "encoding", .kind = AX_VAL_ENCODING, .metavar = "ENCODING", .defval = "utf-8", .help = "e" },
+	{ .name = NULL },
+};
+
+static const ax_command_spec typed_cmd = {
+	.group = "typed", .name = "", .summary = "s", .options = typed_opts, .formats = AX_FMT_TABLE | AX_FMT_JSON,
+	.default_format = AX_FMT_TABLE,
 };
 
 static const ax_command_spec file_cmd = {
-	"file", "cat", "s", NULL, file_pos, opts, AX_FMT_RAW | AX_FMT_JSON, AX_FMT_RAW, 0, NULL, NULL,
+	.group = "file", .name = "cat", .summary = "s", .positionals = file_pos, .options = opts,
+	.formats = AX_FMT_RAW | AX_FMT_JSON, .default_format = AX_FMT_RAW,
 };
 static const ax_command_spec run_cmd = {
-	"run", "", "s", NULL, run_pos, opts, AX_FMT_RAW | AX_FMT_JSON, AX_FMT_RAW, AX_CMD_OPTIONS_FIRST, NULL, NULL,
+	.group = "run", .name = "", .summary = "s", .positionals = run_pos, .options = opts,
+	.formats = AX_FMT_RAW | AX_FMT_JSON, .default_format = AX_FMT_RAW, .flags = AX_CMD_OPTIONS_FIRST,
 };
 
 static int parse(const ax_command_spec *c, ax_args *a, ax_error *err, int argc, ...)
@@ -115,6 +136,66 @@ static void test_value_checks(void **state)
 	ax_args_free(&a);
 }
 
+static void test_kinds_bounds_required(void **state)
+{
+	static const struct {
+		const char *option, *value, *message;
+	} refused[] = {
+		{ "--wait", "0", "--wait must be from 1s to 5m" },
+		{ "--wait", "301", "--wait must be from 1s to 5m" },
+		{ "--count", "0", "--count must be at least 1" },
+		{ "--quality", "101", "--quality must be from 0 to 100" },
+		{ "--mode", "8", "Invalid value for '--mode': must be an octal permission such as 644, 0755, or 0o600" },
+		{ "--args", "[1]", "--args must be a JSON object" },
+		{ "--cpu", "0", "invalid value '0' for --cpu: must be from 10m to 4096 CPUs" },
+		{ "--pids", "8", "invalid value '8' for --pids: must be from 16 to 4194304" },
+		{ "--encoding", "latin1", "Invalid value for '--encoding': unsupported encoding 'latin1' (only utf-8)" },
+	};
+	ax_args a;
+	ax_error err;
+
+	(void)state;
+	assert_int_equal(parse(&typed_cmd, &a, &err, 0), -1);
+	assert_string_equal(err.message, "missing option --file FILE");
+	assert_int_equal(parse(&typed_cmd, &a, &err, 2, "-f", ""), -1);
+	assert_string_equal(err.message, "missing option --file FILE");
+	assert_int_equal(err.exit_code, AX_EXIT_USAGE);
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+		if (parse(&typed_cmd, &a, &err, 4, "-f", "x", refused[i].option, refused[i].value) != -1)
+			fail_msg("%s %s was taken", refused[i].option, refused[i].value);
+		assert_string_equal(err.message, refused[i].message);
+		assert_int_equal(err.exit_code, AX_EXIT_USAGE);
+	}
+	/* The first error is reported; an -o json after it still chooses the format. */
+	assert_int_equal(parse(&typed_cmd, &a, &err, 6, "--count", "0", "--bogus", "-f", "x", "-ojson"), -1);
+	assert_string_equal(err.message, "--count must be at least 1");
+	assert_int_equal(a.format, AX_FMT_JSON);
+	/* -h needs nothing else. */
+	assert_int_equal(parse(&typed_cmd, &a, &err, 1, "-h"), 0);
+	assert_true(a.help);
+	ax_args_free(&a);
+}
+
+static void test_typed_defaults(void **state)
+{
+	ax_args a;
+	ax_error err;
+
+	(void)state;
+	assert_int_equal(parse(&typed_cmd, &a, &err, 2, "-f", "x"), 0);
+	assert_string_equal(ax_arg_string(&a, "wait"), "30");
+	assert_true(json_is_integer(ax_arg_json(&a, "count")));
+	assert_int_equal(json_integer_value(ax_arg_json(&a, "count")), 3);
+	assert_false(ax_arg_given(&a, "count"));
+	assert_true(ax_arg_given(&a, "file"));
+	assert_null(ax_arg_json(&a, "quality"));
+	ax_args_free(&a);
+	assert_int_equal(parse(&typed_cmd, &a, &err, 4, "-f", "x", "--count", "5"), 0);
+	assert_int_equal(json_integer_value(ax_arg_json(&a, "count")), 5);
+	assert_true(ax_arg_given(&a, "count"));
+	ax_args_free(&a);
+}
+
 static void test_unknown_option_suggests(void **state)
 {
 	ax_args a;
@@ -172,11 +253,43 @@ static void test_table_is_consistent(void **state)
 		assert_non_null(c->handler);
 		assert_non_null(c->summary);
 		assert_true(!c->formats || (c->formats & c->default_format));
+		/* The flag that widens a sandbox target to every sandbox exists. */
+		if (c->target_all) {
+			for (o = c->options; o && o->name && strcmp(o->name, c->target_all) != 0; o++)
+				;
+			assert_true(o && o->name && o->kind == AX_VAL_NONE && c->target == AX_TARGET_SANDBOX);
+		}
 		for (d = c + 1; d->name; d++)
 			assert_false(strcmp(c->group, d->group) == 0 && strcmp(c->name, d->name) == 0);
 		for (o = c->options; o && o->name; o++) {
+			ax_error err;
+			json_t *v;
+
 			assert_non_null(o->help);
 			assert_true(o->short_name != 'o' && o->short_name != 'h');
+			/* Defaults and bounds are what the option's kind accepts. */
+			if (o->defval) {
+				v = ax_value_parse(o, o->defval, &err);
+				if (!v)
+					fail_msg("%s %s --%s: default '%s': %s", c->group, c->name, o->name, o->defval,
+						 err.message);
+				json_decref(v);
+				assert_false(o->required);
+			}
+			if (o->min || o->max)
+				assert_true(o->kind == AX_VAL_INT || o->kind == AX_VAL_DURATION);
+			for (int b = 0; b < 2; b++) {
+				const char *bound = b ? o->max : o->min;
+				ax_option_spec unbounded = { .name = o->name, .kind = o->kind };
+
+				if (!bound)
+					continue;
+				v = ax_value_parse(&unbounded, bound, &err);
+				if (!v)
+					fail_msg("--%s: bound '%s': %s", o->name, bound, err.message);
+				json_decref(v);
+			}
+			assert_true(o->kind != AX_VAL_CHOICE || o->choices);
 			for (p = o + 1; p->name; p++) {
 				assert_string_not_equal(o->name, p->name);
 				assert_true(!o->short_name || o->short_name != p->short_name);
@@ -191,6 +304,8 @@ int main(void)
 		cmocka_unit_test(test_count_based_positionals),
 		cmocka_unit_test(test_kv_both_forms),
 		cmocka_unit_test(test_value_checks),
+		cmocka_unit_test(test_kinds_bounds_required),
+		cmocka_unit_test(test_typed_defaults),
 		cmocka_unit_test(test_unknown_option_suggests),
 		cmocka_unit_test(test_options_first_and_double_dash),
 		cmocka_unit_test(test_suggest),

@@ -1,57 +1,82 @@
+/* Tab completion on the allox> line: the command table's completer plus the shell's words. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "../../src/tui/complete.h"
+#include "idcache.h"
+
+#define SANDBOX_1 "1b2c0000-0000-4000-8000-000000000001"
+#define SANDBOX_2 "7f000000-0000-4000-8000-000000000002"
+#define CHECKPOINT "c0ffee00-0000-4000-8000-000000000003"
 
 static ax_shell sh;
 static ax_ctx ctx;
+static ax_globals globals;
+static char home[64];
 
+/* A home whose id cache is fresh, so nothing asks a server. */
 static int setup(void **state)
 {
+	json_t *cache, *rows;
+	ax_error err;
+
 	(void)state;
+	snprintf(home, sizeof home, "/tmp/allox-tui-complete-XXXXXX");
+	if (!mkdtemp(home))
+		return -1;
+	cache = ax_idcache_new("local");
+	rows = json_pack("[{s:s, s:s}, {s:s, s:s}]", "id", SANDBOX_1, "state", "Running", "id", SANDBOX_2, "state",
+			 "Paused");
+	ax_idcache_set_sandboxes(cache, rows, time(NULL));
+	json_decref(rows);
+	rows = json_pack("[{s:s, s:s, s:s}]", "id", CHECKPOINT, "sandbox_id", SANDBOX_1, "name", "v1");
+	ax_idcache_set_checkpoints(cache, rows, NULL, time(NULL));
+	json_decref(rows);
+	if (ax_idcache_save(home, cache, &err) < 0)
+		return -1;
+	json_decref(cache);
 	memset(&sh, 0, sizeof sh);
 	memset(&ctx, 0, sizeof ctx);
-	ctx.home = "/nonexistent";
+	memset(&globals, 0, sizeof globals);
+	globals.flags.use_server_proxy = -1;
+	ctx.home = home;
+	ctx.globals = &globals;
 	sh.ctx = &ctx;
-	ax_catalog_init(&sh.catalog);
-	json_decref(sh.catalog.sandboxes);
-	json_decref(sh.catalog.checkpoints);
-	sh.catalog.sandboxes = json_pack("[{s:s, s:s}, {s:s, s:s}]", "id", "1b2c0000-0000-4000-8000-000000000001",
-					 "state", "Running", "id", "7f000000-0000-4000-8000-000000000002", "state",
-					 "Paused");
-	sh.catalog.checkpoints = json_pack("[{s:s, s:s, s:s}]", "id", "c0ffee00-0000-4000-8000-000000000003",
-					   "sandbox_id", "1b2c0000-0000-4000-8000-000000000001", "name", "v1");
 	return 0;
 }
 
 static int teardown(void **state)
 {
+	char cmd[128];
+
 	(void)state;
-	ax_catalog_free(&sh.catalog);
-	return 0;
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", home);
+	return system(cmd) == 0 ? 0 : -1;
 }
 
-/* The candidates for TEXT after BEFORE, as one space-separated string ("" for
- * none, "PATH" for local path completion). */
+/* The candidates for TEXT after BEFORE, space-separated ("" for none), with
+ * " PATH" appended when local paths complete too ("PATH" alone: only paths). */
 static char *cands(const char *before, const char *text)
 {
 	static char buf[2048];
-	char **v = ax_complete_candidates(&sh, before, text);
+	ax_completion c;
 	size_t i, off = 0;
 
-	if (!v)
-		return strcpy(buf, "PATH");
 	buf[0] = '\0';
-	for (i = 0; v[i]; i++) {
-		off += (size_t)snprintf(buf + off, sizeof buf - off, "%s%s", i ? " " : "", v[i]);
-		free(v[i]);
-	}
-	free(v);
+	assert_int_equal(ax_complete_shell(&sh, before, text, &c), 0);
+	for (i = 0; i < c.n; i++)
+		off += (size_t)snprintf(buf + off, sizeof buf - off, "%s%s", i ? " " : "", c.words[i]);
+	if (c.paths)
+		snprintf(buf + off, sizeof buf - off, "%sPATH", off ? " " : "");
+	assert_null(c.words[c.n]);
+	ax_completion_free(&c);
 	return buf;
 }
 
@@ -62,7 +87,10 @@ static void test_first_word(void **state)
 	assert_string_equal(cands("", "c"), "checkpoint config clear");
 	assert_string_equal(cands("", "he"), "help");
 	assert_string_equal(cands("", "sh"), "shell");
+	assert_string_equal(cands("", "u"), "use");
 	assert_string_equal(cands("", "zz"), "");
+	/* Shell words take no arguments. */
+	assert_string_equal(cands("history ", ""), "");
 }
 
 static void test_verbs(void **state)
@@ -84,29 +112,37 @@ static void test_options_and_values(void **state)
 	assert_string_equal(cands("checkpoint list -o ", ""), "table json yaml");
 	assert_string_equal(cands("checkpoint list --output ", "y"), "yaml");
 	assert_string_equal(cands("run -o ", ""), "json raw");
-	/* After the command of run, options belong to the command. */
-	assert_string_equal(cands("run ls ", "--"), "PATH");
-	assert_string_equal(cands("checkpoint restore --source-sandbox ", "7f"),
-			    "7f000000-0000-4000-8000-000000000002");
+	assert_string_equal(cands("sandbox create --timeout ", "n"), "none");
+	/* After the command of run, the words are the remote command's: nothing local. */
+	assert_string_equal(cands("run ls ", "--"), "");
+	assert_string_equal(cands("checkpoint restore --source-sandbox ", "7f"), SANDBOX_2);
 }
 
 static void test_ids(void **state)
 {
 	(void)state;
-	assert_string_equal(cands("sandbox get ", "1b"), "1b2c0000-0000-4000-8000-000000000001");
-	assert_string_equal(cands("use ", ""),
-			    "1b2c0000-0000-4000-8000-000000000001 7f000000-0000-4000-8000-000000000002");
-	assert_string_equal(cands("checkpoint restore ", ""), "c0ffee00-0000-4000-8000-000000000003 v1 latest");
-	assert_string_equal(cands("checkpoint delete ", "v"), "v1");
+	assert_string_equal(cands("sandbox get ", "1b"), SANDBOX_1);
+	assert_string_equal(cands("use ", ""), SANDBOX_1 " " SANDBOX_2);
+	assert_string_equal(cands("use " SANDBOX_1 " ", ""), "");
+	assert_string_equal(cands("checkpoint restore ", ""), CHECKPOINT " latest");
+	/* checkpoint delete takes an id, never a name. */
+	assert_string_equal(cands("checkpoint delete ", ""), CHECKPOINT);
+	assert_string_equal(cands("checkpoint delete ", "v"), "");
 }
 
 static void test_paths(void **state)
 {
 	(void)state;
-	/* Nothing in the catalog matches: a local path. */
 	assert_string_equal(cands("file upload ", "./"), "PATH");
+	/* After an opening quote the quoted word is the one being completed. */
+	assert_string_equal(cands("file upload \"", "./"), "PATH");
+	assert_string_equal(cands("sandbox get '", "7f"), SANDBOX_2);
+	/* The first word of upload is a sandbox id or a local path. */
+	assert_string_equal(cands("file upload ", ""), SANDBOX_1 " " SANDBOX_2 " PATH");
 	assert_string_equal(cands("aio jupyter run -f ", ""), "PATH");
 	assert_string_equal(cands("aio jupyter run --save-images ", "pl"), "PATH");
+	/* A path inside the sandbox is no local path. */
+	assert_string_equal(cands("file cat " SANDBOX_1 " ", "/"), "");
 }
 
 int main(void)
