@@ -132,6 +132,8 @@ static ax_render_opts render_opts(ax_format format, const ax_globals *g, const a
 	o.width = terminal_width();
 	o.color = isatty(STDOUT_FILENO) && !(no_color && *no_color) && !g->flags.no_color &&
 		  (!cfg || ax_config_bool(cfg, "color"));
+	o.color_err = isatty(STDERR_FILENO) && !(no_color && *no_color) && !g->flags.no_color &&
+		      (!cfg || ax_config_bool(cfg, "color"));
 	return o;
 }
 
@@ -213,25 +215,6 @@ static int help_command(int argc, char **argv)
 	return finish_stdout();
 }
 
-static int emit_result(ax_result *res, const ax_args *args, const ax_globals *g, const ax_config *cfg,
-		       ax_error *err)
-{
-	ax_render_opts o;
-
-	switch (res->kind) {
-	case AX_RESULT_DATA:
-		o = render_opts(args->format, g, cfg);
-		return ax_render(stdout, res->data, &res->view, &o, err);
-	case AX_RESULT_TEXT:
-		if (fprintf(stdout, "%s\n", res->text) < 0)
-			return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot write output: %s", strerror(errno));
-		return 0;
-	case AX_RESULT_NONE:
-		break;
-	}
-	return 0;
-}
-
 static int run_command(const ax_command_spec *cmd, int argc, char **argv, const ax_globals *g)
 {
 	ax_args args;
@@ -239,6 +222,8 @@ static int run_command(const ax_command_spec *cmd, int argc, char **argv, const 
 	ax_ctx ctx;
 	ax_config cfg;
 	ax_result res;
+	ax_render_opts ro;
+	ax_stream stream;
 	char *home = NULL, *path = NULL;
 	int status;
 
@@ -275,17 +260,22 @@ static int run_command(const ax_command_spec *cmd, int argc, char **argv, const 
 			goto out;
 		ctx.config = &cfg;
 	}
+	ro = render_opts(args.format, g, ctx.config);
+	ax_stream_init(&stream, stdout, stderr, &ro);
+	ctx.stream = &stream;
 	status = ax_dispatch(&ctx, &args, &res, &err);
 	if (status == AX_EXIT_OK)
 		ax_idcache_note(&ctx, &args, &res);
-	if (status >= 0 && emit_result(&res, &args, g, ctx.config, &err) < 0)
+	if (status >= 0 && ax_render_result(stdout, &res, &ro, &err) < 0)
 		status = -1;
+	ax_stream_free(&stream);
 out:
 	if (status < 0) {
 		print_error(&err, args.format, err.exit_code == AX_EXIT_USAGE ? cmd : NULL, NULL);
 		status = err.exit_code ? err.exit_code : AX_EXIT_FAILURE;
 	}
 	json_decref(res.data);
+	json_decref(res.human);
 	free(res.text);
 	ax_config_free(&cfg);
 	ax_args_free(&args);

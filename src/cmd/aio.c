@@ -55,9 +55,10 @@ int ax_cmd_aio_exec(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *
 			 "hard_timeout", (json_int_t)secs);
 	if (ax_arg_string(args, "workdir"))
 		json_object_set_new(body, "exec_dir", json_string(ax_arg_string(args, "workdir")));
-	if (args->format != AX_FMT_JSON) {
-		/* Raw output streams as the command writes it (aio_stream.c). */
-		streamed = ax_aio_exec_stream(ctx, aio, body, stdout, &data, err);
+	if (ax_stream_live(ctx->stream)) {
+		/* Shown as the command writes it (aio_stream.c); a document
+		 * needs only the end, which one call gives. */
+		streamed = ax_aio_exec_stream(ctx, aio, body, &data, err);
 		if (streamed != 0) {
 			rc = streamed;
 			goto out;
@@ -77,21 +78,14 @@ int ax_cmd_aio_exec(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *
 		exit_status = (int)json_integer_value(code);
 	else
 		exit_status = 1;
-	if (args->format == AX_FMT_JSON) {
-		res->kind = AX_RESULT_DATA;
-		res->data = json_pack("{s:O?, s:s, s:s, s:O?, s:s?, s:s?}", "session_id", json_object_get(data, "session_id"),
-				      "status", status, "output", output, "exit_code", code, "message", NULL, "error",
-				      problem);
-		if (!json_object_get(res->data, "exit_code"))
-			json_object_set_new(res->data, "exit_code", json_null());
-	} else {
-		if (!data || fflush(stdout) != 0) {
-			ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot write output");
-			goto out;
-		}
-		if (problem && exit_status == EXIT_TIMEOUT)
-			fprintf(ctx->err, "Error: %s\n", problem);
-	}
+	res->kind = AX_RESULT_STREAM;
+	res->data = json_pack("{s:O?, s:s, s:s, s:O?, s:s?, s:s?}", "session_id", json_object_get(data, "session_id"),
+			      "status", status, "output", output, "exit_code", code, "message", NULL, "error", problem);
+	if (!json_object_get(res->data, "exit_code"))
+		json_object_set_new(res->data, "exit_code", json_null());
+	/* The document's error field says it for programs. */
+	if (problem && exit_status == EXIT_TIMEOUT)
+		ax_stream_printf(ctx->stream, AX_STREAM_ERR, "Error: %s\n", problem);
 	rc = exit_status;
 	if (exit_status == 0 && ax_after_success(ctx, "aio.exec", id, err) < 0)
 		rc = -1;
@@ -112,13 +106,10 @@ int ax_cmd_aio_read(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *
 	body = json_pack("{s:s}", "file", path);
 	if (ax_aio_call(&ctx->target->runtime, "/v1/file/read", body, "File read returned no data", &data, err) == 0) {
 		content = json_string_value(json_object_get(data, "content")) ?: "";
-		if (args->format == AX_FMT_JSON) {
-			res->kind = AX_RESULT_DATA;
-			res->data = json_pack("{s:s, s:s}", "path", path, "content", content);
-		} else {
-			res->kind = AX_RESULT_DATA;
-			res->data = json_string(content);
-		}
+		/* People get the content as it is; programs a document naming the path. */
+		res->kind = AX_RESULT_DATA;
+		res->data = json_pack("{s:s, s:s}", "path", path, "content", content);
+		res->human = json_string(content);
 		rc = 0;
 	}
 	json_decref(body);

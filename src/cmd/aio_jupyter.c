@@ -10,7 +10,6 @@
 #include "duration.h"
 #include "fs.h"
 #include "hook.h"
-#include "jupyter_show.h"
 #include "target.h"
 
 /* The agent's limit on a request body, which the code travels in. */
@@ -123,47 +122,22 @@ static json_t *request_body(const char *code, const ax_args *args, long long sec
 	return body;
 }
 
-/* Tracebacks keep their colour only where a terminal shows them. */
-static bool color_on_stderr(const ax_ctx *ctx)
-{
-	const char *no_color = getenv("NO_COLOR");
-
-	return isatty(fileno(ctx->err)) && !(no_color && *no_color) && !ctx->globals->flags.no_color &&
-	       ax_config_bool(ctx->config, "color");
-}
-
-/* Show DATA as asked; the exit status (1 when the code did not end ok). */
+/* Hand DATA to the renderer; the exit status (1 when the code did not end ok). */
 static int report(ax_ctx *ctx, const ax_args *args, json_t *data, ax_result *res, ax_error *err)
 {
 	const char *status = json_string_value(json_object_get(data, "status")) ?: "unknown";
-	struct ax_jupyter_show show = { ctx->out, ctx->err, color_on_stderr(ctx), ax_arg_string(args, "save-images"),
-					json_array() };
-	bool ok = strcmp(status, "ok") == 0;
-	int rc = -1;
 
-	if (args->format == AX_FMT_JSON) {
-		if (ax_jupyter_save_images(data, &show, err) < 0)
-			goto out;
-		if (show.image_dir)
-			json_object_set(data, "saved_images", show.saved);
-		res->kind = AX_RESULT_DATA;
-		res->data = json_incref(data);
-		/* The status is in the object; the exit status says it too. */
-		rc = ok ? 0 : 1;
-		goto out;
-	}
-	if (ax_jupyter_show(data, &show, err) < 0)
-		goto out;
-	if (ok) {
-		rc = 0;
-	} else {
-		ax_fail(err, AX_EXIT_FAILURE, "JUPYTER", "Jupyter execution status: %s", status);
-		if (strcmp(status, "timeout") == 0)
-			ax_error_hint(err, "The kernel was interrupted at the timeout (--timeout) and keeps its state.");
-	}
-out:
-	json_decref(show.saved);
-	return rc;
+	if (ax_stream_jupyter(ctx->stream, data, ax_arg_string(args, "save-images"), err) < 0)
+		return -1;
+	res->kind = AX_RESULT_STREAM;
+	res->data = json_incref(data);
+	if (strcmp(status, "ok") == 0)
+		return 0;
+	ax_fail(err, AX_EXIT_FAILURE, "JUPYTER", "Jupyter execution status: %s", status);
+	if (strcmp(status, "timeout") == 0)
+		ax_error_hint(err, "The kernel was interrupted at the timeout (--timeout) and keeps its state.");
+	/* A document has the status in it; the exit status says it too. */
+	return ax_stream_failed(ctx->stream, 1, err);
 }
 
 int ax_cmd_aio_jupyter_run(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)

@@ -7,7 +7,7 @@
 
 #include "duration.h"
 #include "mcp_client.h"
-#include "mcp_show.h"
+#include "output_mcp.h"
 #include "target.h"
 
 /* Beyond the tool's time: starting its server. */
@@ -66,32 +66,30 @@ int ax_cmd_aio_mcp_servers(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_
 	conn_open(ctx, request_timeout(ctx), &c);
 	if (ax_mcp_servers(&c.mcp, &names, err) < 0)
 		goto out;
+	/* Programs get the document; people one row per server. */
 	res->kind = AX_RESULT_DATA;
-	if (args->format == AX_FMT_JSON) {
-		res->data = json_pack("{s:s, s:O}", "sandbox_id", c.id, "servers", names);
-		if (c.mcp.details)
-			json_object_set(res->data, "details", c.mcp.details);
-		if (c.mcp.fallback)
-			json_object_set_new(res->data, "via", json_string("/mcp"));
-	} else {
-		res->data = json_array();
-		json_array_foreach(names, i, v) {
-			const json_t *d = detail_of(c.mcp.details, json_string_value(v));
-			json_t *row = json_pack("{s:O}", "server", v);
+	res->data = json_pack("{s:s, s:O}", "sandbox_id", c.id, "servers", names);
+	if (c.mcp.details)
+		json_object_set(res->data, "details", c.mcp.details);
+	if (c.mcp.fallback)
+		json_object_set_new(res->data, "via", json_string("/mcp"));
+	res->human = json_array();
+	json_array_foreach(names, i, v) {
+		const json_t *d = detail_of(c.mcp.details, json_string_value(v));
+		json_t *row = json_pack("{s:O}", "server", v);
 
-			if (d) {
-				json_t *log = json_object_get(d, "log");
+		if (d) {
+			json_t *log = json_object_get(d, "log");
 
-				json_object_set(row, "type", json_object_get(d, "type"));
-				json_object_set(row, "running", json_object_get(d, "running"));
-				json_object_set_new(row, "log", log ? json_incref(log) : json_string("-"));
-			}
-			json_array_append_new(res->data, row);
+			json_object_set(row, "type", json_object_get(d, "type"));
+			json_object_set(row, "running", json_object_get(d, "running"));
+			json_object_set_new(row, "log", log ? json_incref(log) : json_string("-"));
 		}
-		snprintf(title, sizeof title, "MCP Servers (%s)", c.id);
-		res->view.title = title;
-		res->view.columns = c.mcp.details ? columns : NULL;
+		json_array_append_new(res->human, row);
 	}
+	snprintf(title, sizeof title, "MCP Servers (%s)", c.id);
+	res->view.title = title;
+	res->view.columns = c.mcp.details ? columns : NULL;
 	rc = 0;
 out:
 	json_decref(names);
@@ -134,17 +132,14 @@ int ax_cmd_aio_mcp_tools(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_er
 	if (ax_mcp_tools(&c.mcp, server, &tools, err) < 0)
 		goto out;
 	res->kind = AX_RESULT_DATA;
-	if (args->format == AX_FMT_JSON) {
-		res->data = json_pack("{s:s, s:s, s:O}", "sandbox_id", c.id, "server", server, "tools", tools);
-	} else {
-		res->data = json_array();
-		json_array_foreach(tools, i, t)
-			json_array_append_new(res->data, json_pack("{s:O, s:o}", "name", json_object_get(t, "name") ?: json_null(),
-								   "description", short_description(t)));
-		snprintf(title, sizeof title, "MCP Tools: %.150s", server);
-		res->view.title = title;
-		res->view.columns = columns;
-	}
+	res->data = json_pack("{s:s, s:s, s:O}", "sandbox_id", c.id, "server", server, "tools", tools);
+	res->human = json_array();
+	json_array_foreach(tools, i, t)
+		json_array_append_new(res->human, json_pack("{s:O, s:o}", "name", json_object_get(t, "name") ?: json_null(),
+							    "description", short_description(t)));
+	snprintf(title, sizeof title, "MCP Tools: %.150s", server);
+	res->view.title = title;
+	res->view.columns = columns;
 	rc = 0;
 out:
 	json_decref(tools);
@@ -198,21 +193,20 @@ int ax_cmd_aio_mcp_call(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_err
 		goto out;
 	if (dir && ax_mcp_save_images(result, tool, dir, saved, err) < 0)
 		goto out;
-	if (args->format == AX_FMT_JSON) {
-		res->kind = AX_RESULT_DATA;
-		res->data = json_pack("{s:s, s:s, s:s, s:O, s:O}", "sandbox_id", c.id, "server", server, "tool", tool,
-				      "request", body, "result", result);
-		if (dir)
-			json_object_set(res->data, "saved_images", saved);
-	} else if (ax_mcp_show(ctx->out, result, saved, err) < 0) {
+	if (ax_stream_mcp(ctx->stream, result, saved, err) < 0)
 		goto out;
-	}
-	if (!ax_mcp_is_error(result))
+	res->kind = AX_RESULT_STREAM;
+	res->data = json_pack("{s:s, s:s, s:s, s:O, s:O}", "sandbox_id", c.id, "server", server, "tool", tool,
+			      "request", body, "result", result);
+	if (dir)
+		json_object_set(res->data, "saved_images", saved);
+	if (!ax_mcp_is_error(result)) {
 		rc = 0;
-	else if (args->format == AX_FMT_JSON)
-		rc = 1;     /* the object says isError; the exit status says it too */
-	else
+	} else {
 		ax_fail(err, AX_EXIT_FAILURE, "MCP_TOOL_ERROR", "MCP tool '%s/%s' failed", server, tool);
+		/* A document says isError; the exit status says it too. */
+		rc = ax_stream_failed(ctx->stream, 1, err);
+	}
 out:
 	json_decref(body);
 	json_decref(result);

@@ -6,14 +6,14 @@
 #include "aio.h"
 
 /* Write what OUTPUT has beyond the *SHOWN bytes already written. */
-static int show_new(FILE *out, const json_t *data, size_t *shown, ax_error *err)
+static int show_new(ax_stream *out, const json_t *data, size_t *shown, ax_error *err)
 {
 	const char *s = json_string_value(json_object_get(data, "output"));
 	size_t len = s ? strlen(s) : 0;
 
 	if (len <= *shown)
 		return 0;
-	if (fwrite(s + *shown, 1, len - *shown, out) != len - *shown || fflush(out) != 0)
+	if (ax_stream_write(out, AX_STREAM_OUT, s + *shown, len - *shown) < 0)
 		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot write output");
 	*shown = len;
 	return 0;
@@ -26,7 +26,7 @@ static bool running(const json_t *data)
 	return status && strcmp(status, "running") == 0;
 }
 
-int ax_aio_exec_stream(ax_ctx *ctx, ax_http *aio, json_t *body, FILE *out, json_t **final, ax_error *err)
+int ax_aio_exec_stream(ax_ctx *ctx, ax_http *aio, json_t *body, json_t **final, ax_error *err)
 {
 	json_t *data = NULL, *req;
 	const char *sid;
@@ -44,7 +44,7 @@ int ax_aio_exec_stream(ax_ctx *ctx, ax_http *aio, json_t *body, FILE *out, json_
 	while (rc == 0 && sid && running(data)) {
 		json_t *next = NULL, *ignored = NULL;
 
-		if (show_new(out, data, &shown, err) < 0) {
+		if (show_new(ctx->stream, data, &shown, err) < 0) {
 			rc = -1;
 			break;
 		}
@@ -68,7 +68,7 @@ int ax_aio_exec_stream(ax_ctx *ctx, ax_http *aio, json_t *body, FILE *out, json_
 		json_decref(data);
 		data = next;
 	}
-	if (rc == 0 && show_new(out, data, &shown, err) < 0)
+	if (rc == 0 && show_new(ctx->stream, data, &shown, err) < 0)
 		rc = -1;
 	json_decref(req);
 	if (rc != 0) {

@@ -12,10 +12,10 @@
 
 /*
  * Run BODY (an exec request; its timeout and truncate are set here) and write
- * the output to OUT as it grows. *FINAL is the last result (exec or view
+ * the output to the command's stream (ctx->stream) as it grows. *FINAL is the last result (exec or view
  * data: status, output, exit_code). Returns 0, 128+N when signal N
  * interrupted it (the remote command killed), or -1 with ERR.
  */
-int ax_aio_exec_stream(ax_ctx *ctx, ax_http *aio, json_t *body, FILE *out, json_t **final, ax_error *err);
+int ax_aio_exec_stream(ax_ctx *ctx, ax_http *aio, json_t *body, json_t **final, ax_error *err);
 
 #endif

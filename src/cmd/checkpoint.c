@@ -184,12 +184,13 @@ int ax_cmd_checkpoint_watch(ax_ctx *ctx, const ax_args *args, ax_result *res, ax
 	const char *id = ctx->target->sandbox_id;
 	char typed[64];
 
-	(void)res;
 	if (watch_interval(ctx, args, &secs, typed, sizeof typed, err) < 0)
 		return -1;
 	ctx->catch_interrupts();
-	fprintf(ctx->out, "Watching sandbox %s; checkpoint every %s. Press Ctrl+C to stop.\n", id, typed);
-	fflush(ctx->out);
+	/* Each event is a line as it happens; the renderer shows them. */
+	res->kind = AX_RESULT_STREAM;
+	ax_stream_printf(ctx->stream, AX_STREAM_OUT, "Watching sandbox %s; checkpoint every %s. Press Ctrl+C to stop.\n",
+			 id, typed);
 	for (long long n = 1; !count || n <= count; n++) {
 		char name[256];
 		json_t *cp;
@@ -203,13 +204,11 @@ int ax_cmd_checkpoint_watch(ax_ctx *ctx, const ax_args *args, ax_result *res, ax
 				break;
 			return -1;
 		}
-		fprintf(ctx->out, "Created checkpoint %s (%s)\n", json_string_value(json_object_get(cp, "id")), name);
-		fflush(ctx->out);
+		ax_stream_printf(ctx->stream, AX_STREAM_OUT, "Created checkpoint %s (%s)\n",
+				 json_string_value(json_object_get(cp, "id")), name);
 		json_decref(cp);
 	}
-	if (*ctx->interrupted) {
-		fprintf(ctx->out, "Checkpoint watch stopped.\n");
-		fflush(ctx->out);
-	}
+	if (*ctx->interrupted)
+		ax_stream_printf(ctx->stream, AX_STREAM_OUT, "Checkpoint watch stopped.\n");
 	return 0;
 }

@@ -200,20 +200,10 @@ typedef struct ax_ctx {
 	volatile sig_atomic_t *interrupted;
 	void (*catch_interrupts)(void);
 	struct ax_target *target;  /* the command's target, opened; NULL for AX_TARGET_NONE */
+	/* Where output goes while the handler runs (output.h); the result it
+	 * returns (ax_result, also there) is rendered after. */
+	ax_stream *stream;
 } ax_ctx;
-
-typedef enum ax_result_kind {
-	AX_RESULT_NONE,   /* the handler wrote its own output */
-	AX_RESULT_DATA,   /* data + view, printed by the renderer in args->format */
-	AX_RESULT_TEXT,   /* a plain message line printed to stdout */
-} ax_result_kind;
-
-typedef struct ax_result {
-	ax_result_kind kind;
-	json_t *data;
-	ax_view view;
-	char *text;
-} ax_result;
 
 /* Option and positional access for handlers: what was given, else the
  * option's default, else NULL. */

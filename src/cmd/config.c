@@ -109,41 +109,35 @@ int ax_cmd_config_show(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_erro
 		json_object_set_new(json_object_get(file, "connection"), "api_key",
 				    masked_copy(json_object_get(json_object_get(file, "connection"), "api_key")));
 
-	res->kind = AX_RESULT_DATA;
-	if (args->format == AX_FMT_TABLE) {
-		/* One row per key, so a person sees value and origin side by side. */
-		rows = json_array();
-		for (k = ax_conf_keys(); k->key; k++) {
-			json_t *v = json_object_get(resolved, k->name), *cell;
+	/* People get one row per key, value and origin side by side; programs the document. */
+	rows = json_array();
+	for (k = ax_conf_keys(); k->key; k++) {
+		json_t *v = json_object_get(resolved, k->name), *cell;
 
-			if (json_is_string(v) || json_is_null(v)) {
-				cell = json_incref(v);
-			} else {
-				char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+		if (json_is_string(v) || json_is_null(v)) {
+			cell = json_incref(v);
+		} else {
+			char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
 
-				cell = json_string(text ? text : "");
-				free(text);
-			}
-			json_array_append_new(rows, json_pack("{s:s, s:o, s:O}", "key", k->key, "value", cell,
-							      "source", json_object_get(cfg.sources, k->name)));
+			cell = json_string(text ? text : "");
+			free(text);
 		}
-		res->data = rows;
-		res->view.columns = columns;
-		/* The title carries the path; it must outlive cfg. */
-		if (text_result(res, err, "Config file: %s", cfg.path) < 0) {
-			json_decref(resolved);
-			json_decref(file);
-			ax_config_free(&cfg);
-			return -1;
-		}
-		res->kind = AX_RESULT_DATA;
-		res->view.title = res->text;
+		json_array_append_new(rows, json_pack("{s:s, s:o, s:O}", "key", k->key, "value", cell, "source",
+						      json_object_get(cfg.sources, k->name)));
+	}
+	res->human = rows;
+	res->view.columns = columns;
+	/* The title carries the path; it must outlive cfg. */
+	if (text_result(res, err, "Config file: %s", cfg.path) < 0) {
 		json_decref(resolved);
 		json_decref(file);
-	} else {
-		res->data = json_pack("{s:s, s:o, s:O, s:o}", "config_path", cfg.path, "resolved", resolved,
-				      "sources", cfg.sources, "file", file);
+		ax_config_free(&cfg);
+		return -1;
 	}
+	res->kind = AX_RESULT_DATA;
+	res->view.title = res->text;
+	res->data = json_pack("{s:s, s:o, s:O, s:o}", "config_path", cfg.path, "resolved", resolved, "sources",
+			      cfg.sources, "file", file);
 	ax_config_free(&cfg);
 	return 0;
 }

@@ -15,30 +15,15 @@
 #define WRITE_MODE 644
 #define SPOOL_BUFFER (256 * 1024)
 
-typedef struct text_buf {
-	char *data;
-	size_t len, cap;
-} text_buf;
-
-static int to_buffer(void *ud, const char *data, size_t len, ax_error *err)
+/* An ax_execd_sink: the file's bytes to the stream, shown as they come
+ * whatever their size, or kept for a document. */
+static int to_stream(void *ud, const char *data, size_t len, ax_error *err)
 {
-	text_buf *b = ud;
-
-	if (len > b->cap - b->len) {
-		size_t cap = b->cap ? b->cap : 65536;
-		char *grown;
-
-		while (cap - b->len < len)
-			cap *= 2;
-		grown = realloc(b->data, cap);
-		if (!grown)
-			return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory: the file is too large for -o json");
-		b->data = grown;
-		b->cap = cap;
-	}
-	memcpy(b->data + b->len, data, len);
-	b->len += len;
-	return 0;
+	if (ax_stream_write(ud, AX_STREAM_OUT, data, len) == 0)
+		return 0;
+	if (errno == ENOMEM)
+		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory: the file is too large for -o json");
+	return ax_fail(err, AX_EXIT_FAILURE, "IO", "Cannot write output: %s", strerror(errno));
 }
 
 int ax_cmd_file_cat(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
@@ -46,44 +31,23 @@ int ax_cmd_file_cat(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *
 	const char *path = ax_arg_string(args, "PATH"), *id = ctx->target->sandbox_id;
 	ax_execd_xfer x = { 0 };
 	ax_file_conn c;
-	text_buf buf = { 0 };
+	json_t *content;
 	int rc = -1;
 
 	ax_file_conn_init(&c, ctx);
 	x.stall_timeout_s = c.timeout_s;
-	if (args->format != AX_FMT_JSON) {
-		/* Raw: straight through to stdout, whatever the size or bytes. */
-		ax_file_writer w;
-		int wrc;
-
-		fflush(ctx->out);
-		if (ax_file_writer_open(&w, fileno(ctx->out), 0, "output", err) < 0)
-			goto out;
-		wrc = ax_execd_download(c.execd, path, ax_file_writer_sink, &w, &x, NULL, err);
-		if (wrc == 0)
-			wrc = ax_file_writer_flush(&w, err);
-		ax_file_writer_close(&w);
-		if (wrc < 0)
-			goto out;
-		res->kind = AX_RESULT_NONE;
-	} else {
-		json_t *content;
-
-		if (ax_execd_download(c.execd, path, to_buffer, &buf, &x, NULL, err) < 0)
-			goto out;
-		content = json_stringn(buf.data ? buf.data : "", buf.len);
-		if (!content) {
-			ax_fail(err, AX_EXIT_FAILURE, "ENCODING", "%s is not valid utf-8 text; use -o raw for binary files",
-				path);
-			goto out;
-		}
-		res->kind = AX_RESULT_DATA;
-		res->data = json_pack("{s:s, s:s, s:o}", "sandbox_id", id, "path", path, "content", content);
-		res->view.title = "File";
+	if (ax_execd_download(c.execd, path, to_stream, ctx->stream, &x, NULL, err) < 0)
+		goto out;
+	content = ax_stream_kept(ctx->stream, AX_STREAM_OUT);
+	if (!content) {
+		ax_fail(err, AX_EXIT_FAILURE, "ENCODING", "%s is not valid utf-8 text; use -o raw for binary files", path);
+		goto out;
 	}
+	res->kind = AX_RESULT_STREAM;
+	res->data = json_pack("{s:s, s:s, s:o}", "sandbox_id", id, "path", path, "content", content);
+	res->view.title = "File";
 	rc = 0;
 out:
-	free(buf.data);
 	return rc;
 }
 

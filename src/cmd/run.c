@@ -15,22 +15,18 @@
 #define EXIT_TIMEOUT 124
 
 typedef struct run_output {
-	ax_ctx *ctx;
-	bool collect;          /* -o json: keep output for the document */
-	FILE *out, *err;       /* memstreams when collecting */
-	char *out_buf, *err_buf;
-	size_t out_len, err_len;
+	ax_stream *stream;
 	bool write_failed;
 } run_output;
 
+/* execd sends one event per line, without its terminator; a line that did
+ * not end there gets none. */
 static int on_output(void *user, bool is_stderr, const char *text, size_t len, bool ended)
 {
 	run_output *o = user;
-	FILE *f = o->collect ? (is_stderr ? o->err : o->out) : (is_stderr ? stderr : stdout);
+	ax_stream_fd fd = is_stderr ? AX_STREAM_ERR : AX_STREAM_OUT;
 
-	/* execd sends one event per line, without its terminator; a line that
-	 * did not end there gets none. */
-	if (fwrite(text, 1, len, f) != len || (ended && fputc('\n', f) == EOF) || (!o->collect && fflush(f) != 0)) {
+	if (ax_stream_write(o->stream, fd, text, len) < 0 || (ended && ax_stream_write(o->stream, fd, "\n", 1) < 0)) {
 		o->write_failed = true;
 		return -1;
 	}
@@ -54,11 +50,11 @@ int ax_cmd_run(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 	ax_command_run run;
 	ax_command_events ev;
 	ax_command_end end;
-	run_output o;
+	json_t *out_text = NULL, *err_text = NULL;
+	run_output o = { ctx->stream, false };
 	struct timespec t0;
 	int code = 0, status = -1;
 
-	memset(&o, 0, sizeof o);
 	/* The target took a leading sandbox UUID; the words after it are the command. */
 	if (ax_split_target(args, &uuid, &words, &n, err) < 0)
 		return -1;
@@ -71,16 +67,6 @@ int ax_cmd_run(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 	}
 	if (ctx->verbose)
 		fprintf(ctx->err, "[verbose] execd run: %s (sandbox=%s)\n", line, id);
-	o.ctx = ctx;
-	o.collect = args->format == AX_FMT_JSON;
-	if (o.collect) {
-		o.out = open_memstream(&o.out_buf, &o.out_len);
-		o.err = open_memstream(&o.err_buf, &o.err_len);
-		if (!o.out || !o.err) {
-			ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
-			goto out;
-		}
-	}
 	memset(&run, 0, sizeof run);
 	run.command = line;
 	run.cwd = ax_arg_string(args, "workdir");
@@ -102,29 +88,23 @@ int ax_cmd_run(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 		code = 128 + (int)*ctx->interrupted;
 		fprintf(ctx->err, "Interrupted: the command was stopped\n");
 	}
-	if (o.collect) {
-		fflush(o.out);
-		fflush(o.err);
-		res->kind = AX_RESULT_DATA;
-		res->data = json_pack("{s:i, s:s%, s:s%, s:i}", "exit_code", code, "stdout", o.out_buf ? o.out_buf : "",
-				      o.out_len, "stderr", o.err_buf ? o.err_buf : "", o.err_len, "duration_ms",
-				      (int)ms_since(&t0));
-		if (!res->data) {
-			/* Output that is not UTF-8 can't be a JSON string; say so rather than guess. */
-			ax_fail(err, AX_EXIT_FAILURE, "ENCODING", "the command's output is not valid UTF-8; use -o raw");
-			goto out;
-		}
+	/* Documents carry what the stream kept; live output is already shown. */
+	out_text = ax_stream_kept(ctx->stream, AX_STREAM_OUT);
+	err_text = ax_stream_kept(ctx->stream, AX_STREAM_ERR);
+	if (!out_text || !err_text) {
+		/* Output that is not UTF-8 can't be a JSON string; say so rather than guess. */
+		ax_fail(err, AX_EXIT_FAILURE, "ENCODING", "the command's output is not valid UTF-8; use -o raw");
+		goto out;
 	}
+	res->kind = AX_RESULT_STREAM;
+	res->data = json_pack("{s:i, s:O, s:O, s:i}", "exit_code", code, "stdout", out_text, "stderr", err_text,
+			      "duration_ms", (int)ms_since(&t0));
 	status = code;
 	if (end == AX_COMMAND_EXITED && code == 0 && ax_after_success(ctx, "run", id, err) < 0)
 		status = -1;
 out:
-	if (o.out)
-		fclose(o.out);
-	if (o.err)
-		fclose(o.err);
-	free(o.out_buf);
-	free(o.err_buf);
+	json_decref(out_text);
+	json_decref(err_text);
 	free(words);
 	free(line);
 	return status;

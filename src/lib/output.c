@@ -300,7 +300,7 @@ const char *ax_format_name(ax_format f)
 int ax_render(FILE *out, const json_t *data, const ax_view *view,
 	      const ax_render_opts *opts, ax_error *err)
 {
-	static const ax_render_opts default_opts = { AX_FMT_TABLE, false, false, 0 };
+	static const ax_render_opts default_opts = { AX_FMT_TABLE, false, false, 0, false };
 	static const ax_view no_view = { NULL, NULL };
 	ax_out c = { out, opts ? opts : &default_opts, 0, false };
 

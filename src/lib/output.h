@@ -30,6 +30,7 @@ typedef struct ax_render_opts {
 	bool color;   /* ANSI colour; the caller decides (TTY, NO_COLOR, --no-color) */
 	bool utf8;    /* box drawing and icons; else ASCII fallback */
 	int width;    /* terminal width in columns for table; <= 0 means unlimited */
+	bool color_err; /* the same for what is shown on stderr (tracebacks) */
 } ax_render_opts;
 
 /* Parse "table"/"json"/"yaml"/"raw"; returns 0 if unknown. */
@@ -61,5 +62,83 @@ int ax_render(FILE *out, const json_t *data, const ax_view *view,
 
 /* Display width of a UTF-8 string in terminal cells (invalid bytes count 1). */
 int ax_display_width(const char *s);
+
+/*
+ * What a command hands the renderer. Handlers never learn the format: they
+ * describe their result once and this decides what each format shows.
+ */
+typedef enum ax_result_kind {
+	AX_RESULT_NONE,   /* nothing to print */
+	AX_RESULT_DATA,   /* data + view, rendered in the chosen format */
+	AX_RESULT_TEXT,   /* a plain message line on stdout */
+	AX_RESULT_STREAM, /* output went through the stream as it came (ax_stream): live
+	                     formats print nothing more, documents (json, yaml) render data,
+	                     which the handler built from what the stream kept */
+} ax_result_kind;
+
+typedef struct ax_result {
+	ax_result_kind kind;
+	json_t *data;
+	json_t *human;  /* what table and raw show instead of data: rows or text for people
+	                   where data is a document for programs; NULL: data */
+	ax_view view;
+	char *text;
+} ax_result;
+
+/* Print RES to OUT as OPTS says. 0, or -1 with ERR when writing fails. */
+int ax_render_result(FILE *out, const ax_result *res, const ax_render_opts *opts, ax_error *err);
+
+/*
+ * The streaming side of the renderer, handed to a handler while it runs
+ * (ctx->stream) so that output is shown as it arrives: in a live format
+ * (raw, table, or a command without -o) every write goes straight out and
+ * is flushed; in a document format (json, yaml) output is kept for the
+ * document the handler returns as an AX_RESULT_STREAM, and messages meant
+ * for people are dropped, the document's fields saying the same.
+ */
+typedef enum ax_stream_fd { AX_STREAM_OUT, AX_STREAM_ERR } ax_stream_fd;
+
+typedef struct ax_stream {
+	FILE *out, *err;
+	ax_render_opts opts;
+	FILE *keep[2];     /* memstreams for documents, opened on the first write */
+	char *kept[2];
+	size_t kept_len[2];
+} ax_stream;
+
+void ax_stream_init(ax_stream *s, FILE *out, FILE *err, const ax_render_opts *opts);
+void ax_stream_free(ax_stream *s);
+
+/* Whether output is shown as it arrives. A handler whose server offers a
+ * polling protocol for that and a single call otherwise (aio exec) asks,
+ * so a document costs one request; it never asks which format. */
+bool ax_stream_live(const ax_stream *s);
+
+/* Command output for FD. Live: written and flushed; else kept. 0, or -1
+ * with errno set when the write failed. */
+int ax_stream_write(ax_stream *s, ax_stream_fd fd, const char *buf, size_t len);
+
+/* A line for people (progress, a note) on FD, in live formats only. 0, or
+ * -1 with errno set. */
+int ax_stream_printf(ax_stream *s, ax_stream_fd fd, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* What was kept for FD as a JSON string ("" when live or nothing came);
+ * NULL when it is not UTF-8 (or out of memory). */
+json_t *ax_stream_kept(ax_stream *s, ax_stream_fd fd);
+
+/* A failure the document records (a Jupyter status, an MCP tool's
+ * isError): live formats report ERR (-1); documents exit with STATUS
+ * silently, as their fields say it. */
+int ax_stream_failed(const ax_stream *s, int status, ax_error *err);
+
+/* A Jupyter execution RESULT (output_jupyter.h): live, its outputs as a
+ * notebook shows them, image/png outputs saved into IMAGE_DIR (may be NULL)
+ * as they come; documents save the images and list them in RESULT as
+ * "saved_images". 0, or -1 with ERR. */
+int ax_stream_jupyter(ax_stream *s, json_t *result, const char *image_dir, ax_error *err);
+
+/* An MCP CallToolResult (output_mcp.h), its images already saved to the
+ * paths in SAVED: live, shown as text; documents show it in data. */
+int ax_stream_mcp(ax_stream *s, const json_t *result, const json_t *saved, ax_error *err);
 
 #endif

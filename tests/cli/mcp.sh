@@ -84,6 +84,19 @@ expect_rc 0
 expect_out_has "MCP Servers ($ID)"
 expect_out_has "/home/gem/.cache/allox-mcp/fixture.log"
 
+t "aio mcp servers and tools -o yaml carry the json document, not the table's rows"
+for args in "servers" "tools browser"; do
+	# shellcheck disable=SC2086
+	run allox aio mcp $args -o json
+	jq -S . "$TMP/out" > "$TMP/a.json"
+	# shellcheck disable=SC2086
+	run allox aio mcp $args -o yaml
+	expect_rc 0
+	/usr/bin/python3 -c 'import sys, yaml, json; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))' "$TMP/out" |
+		jq -S . > "$TMP/b.json"
+	cmp -s "$TMP/a.json" "$TMP/b.json" || fail "aio mcp $args: yaml differs from json"
+done
+
 t "demo 4: aio mcp tools browser -o json"
 run allox aio mcp tools browser -o json
 expect_rc 0

@@ -39,15 +39,28 @@ t "an explicit sandbox id"
 run allox run "$ID" -- cat /etc/hostname
 expect_rc 0
 
+# expect_streams CMD...: CMD runs `echo a; sleep N; echo b`; a shows before the end.
+expect_streams() {
+	"$@" > "$TMP/stream" 2>&1 &
+	pid=$!
+	i=0
+	while [ $i -lt 60 ] && ! grep -q a "$TMP/stream"; do sleep 0.05; i=$((i + 1)); done
+	grep -q '^a$' "$TMP/stream" || fail "first line did not arrive early"
+	grep -q '^b$' "$TMP/stream" && fail "second line arrived too early"
+	wait $pid
+	grep -q '^b$' "$TMP/stream" || fail "second line missing"
+}
+
 t "output arrives before the command ends"
-"$ALLOX_CLI" run -- sh -c 'echo a; sleep 3; echo b' > "$TMP/stream" 2>&1 &
+expect_streams "$ALLOX_CLI" run -- sh -c 'echo a; sleep 3; echo b'
+
+t "-o json shows nothing until the document, which has it all"
+"$ALLOX_CLI" run -o json -- sh -c 'echo a; sleep 2; echo b' > "$TMP/doc" 2>&1 &
 pid=$!
-i=0
-while [ $i -lt 40 ] && ! grep -q a "$TMP/stream"; do sleep 0.05; i=$((i + 1)); done
-grep -q '^a$' "$TMP/stream" || fail "first line did not arrive early"
-grep -q '^b$' "$TMP/stream" && fail "second line arrived too early"
+sleep 1
+[ -s "$TMP/doc" ] && fail "output before the document: $(cat "$TMP/doc")"
 wait $pid
-grep -q '^b$' "$TMP/stream" || fail "second line missing"
+jq -e '.stdout == "a\nb\n" and .exit_code == 0' "$TMP/doc" >/dev/null || fail "document: $(cat "$TMP/doc")"
 
 t "--timeout ends the command with 124"
 run allox run --timeout 1 -- sleep 30
@@ -103,6 +116,19 @@ expect_out "out"
 t "aio exec --timeout gives 124"
 run allox aio exec --timeout 1 -- sleep 10
 expect_rc 124
+
+t "aio exec output arrives before the command ends"
+expect_streams "$ALLOX_CLI" aio exec -- 'echo a; sleep 4; echo b'
+
+t "aio exec --timeout: raw says why on stderr, json in the document only"
+run allox aio exec --timeout 1 -- 'echo s; sleep 10'
+expect_rc 124
+expect_out "s"
+expect_err "Error: Command timed out after 1 seconds"
+run allox aio exec -o json --timeout 1 -- 'echo s; sleep 10'
+expect_rc 124
+[ -s "$TMP/err" ] && fail "stderr with -o json"
+jq -e '.error == "Command timed out after 1 seconds" and .output == "s\n"' "$TMP/out" >/dev/null || fail "json"
 
 t "aio exec -o json"
 run allox aio exec -o json -- echo hi

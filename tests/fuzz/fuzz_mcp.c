@@ -14,7 +14,7 @@
 #include "fuzz_check.h"
 #include "mcp_client.h"
 #include "mcp_http.h"
-#include "mcp_show.h"
+#include "output_mcp.h"
 
 static void check_bridge(long status, const char *body, size_t len)
 {

@@ -13,7 +13,7 @@
 #include "aio.h"
 #include "execd_files.h"
 #include "fuzz_check.h"
-#include "jupyter_show.h"
+#include "output_jupyter.h"
 
 static void check_aio(long status, const char *body, size_t len)
 {

@@ -10,7 +10,7 @@
 #include <cmocka.h>
 
 #include "fs.h"
-#include "jupyter_show.h"
+#include "output_jupyter.h"
 
 /* A 1x1 PNG, base64 with the newline ipykernel appends. */
 #define PNG_B64 "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==\n"

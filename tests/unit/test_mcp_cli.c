@@ -15,7 +15,7 @@
 #include "conf.h"
 #include "fs.h"
 #include "mcp_config.h"
-#include "mcp_show.h"
+#include "output_mcp.h"
 #include "toml.h"
 
 /* A 1x1 PNG. */

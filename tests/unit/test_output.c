@@ -100,7 +100,7 @@ static json_t *load(const char *text)
 
 static ax_render_opts opts(ax_format f, bool color, bool utf8, int width)
 {
-	ax_render_opts o = { f, color, utf8, width };
+	ax_render_opts o = { .format = f, .color = color, .utf8 = utf8, .width = width };
 	return o;
 }
 
@@ -708,10 +708,153 @@ static void test_json_short_reals(void **state)
 	json_decref(data);
 }
 
+/* ---- streams and results ------------------------------------------------ */
+
+/* A stream into two memory files: what was shown. */
+struct shown {
+	FILE *out, *err;
+	char *obuf, *ebuf;
+	size_t olen, elen;
+};
+
+static void shown_open(struct shown *w)
+{
+	memset(w, 0, sizeof *w);
+	w->out = open_memstream(&w->obuf, &w->olen);
+	w->err = open_memstream(&w->ebuf, &w->elen);
+	assert_non_null(w->out);
+	assert_non_null(w->err);
+}
+
+static void shown_close(struct shown *w)
+{
+	fclose(w->out);
+	fclose(w->err);
+	free(w->obuf);
+	free(w->ebuf);
+}
+
+/* Raw and table (and commands without -o) show output as it comes, people's
+ * notes included, and keep nothing. */
+static void test_stream_live(void **state)
+{
+	ax_render_opts o = opts(AX_FMT_RAW, false, true, 0);
+	struct shown w;
+	ax_stream s;
+	json_t *kept;
+
+	(void)state;
+	shown_open(&w);
+	ax_stream_init(&s, w.out, w.err, &o);
+	assert_true(ax_stream_live(&s));
+	assert_int_equal(ax_stream_write(&s, AX_STREAM_OUT, "a\n", 2), 0);
+	/* Flushed at once: a person watching sees it before the command ends. */
+	assert_int_equal(w.olen, 2);
+	assert_int_equal(ax_stream_write(&s, AX_STREAM_ERR, "e", 1), 0);
+	assert_int_equal(ax_stream_printf(&s, AX_STREAM_ERR, "note %d\n", 7), 0);
+	assert_string_equal(w.obuf, "a\n");
+	assert_string_equal(w.ebuf, "enote 7\n");
+	kept = ax_stream_kept(&s, AX_STREAM_OUT);
+	assert_string_equal(json_string_value(kept), "");
+	json_decref(kept);
+	ax_stream_free(&s);
+	shown_close(&w);
+}
+
+/* Json and yaml show nothing while the command runs: output is kept for the
+ * document, notes for people are dropped, bytes that are not UTF-8 cannot be
+ * a JSON string. */
+static void test_stream_document(void **state)
+{
+	ax_format formats[] = { AX_FMT_JSON, AX_FMT_YAML };
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		ax_render_opts o = opts(formats[i], false, true, 0);
+		struct shown w;
+		ax_stream s;
+		json_t *kept;
+
+		shown_open(&w);
+		ax_stream_init(&s, w.out, w.err, &o);
+		assert_false(ax_stream_live(&s));
+		assert_int_equal(ax_stream_write(&s, AX_STREAM_OUT, "a\n", 2), 0);
+		assert_int_equal(ax_stream_write(&s, AX_STREAM_OUT, "b", 1), 0);
+		assert_int_equal(ax_stream_printf(&s, AX_STREAM_ERR, "note\n"), 0);
+		fflush(w.out);
+		fflush(w.err);
+		assert_int_equal(w.olen, 0);
+		assert_int_equal(w.elen, 0);
+		kept = ax_stream_kept(&s, AX_STREAM_OUT);
+		assert_string_equal(json_string_value(kept), "a\nb");
+		json_decref(kept);
+		assert_int_equal(ax_stream_write(&s, AX_STREAM_ERR, "\377", 1), 0);
+		assert_null(ax_stream_kept(&s, AX_STREAM_ERR));
+		ax_stream_free(&s);
+		shown_close(&w);
+	}
+}
+
+/* A failure the document records: an error for people, a bare exit status
+ * for programs. */
+static void test_stream_failed(void **state)
+{
+	ax_render_opts raw = opts(AX_FMT_RAW, false, true, 0), json = opts(AX_FMT_JSON, false, true, 0);
+	ax_stream s;
+	ax_error err;
+
+	(void)state;
+	ax_stream_init(&s, stdout, stderr, &raw);
+	ax_fail(&err, AX_EXIT_FAILURE, "JUPYTER", "status: error");
+	assert_int_equal(ax_stream_failed(&s, 1, &err), -1);
+	assert_string_equal(err.message, "status: error");
+	ax_stream_init(&s, stdout, stderr, &json);
+	assert_int_equal(ax_stream_failed(&s, 1, &err), 1);
+	assert_string_equal(err.message, "");
+}
+
+/* RES rendered in F is exactly WANT. */
+static void expect_rendered(const ax_result *res, ax_format f, const char *want)
+{
+	ax_render_opts o = opts(f, false, true, 0);
+	struct shown w;
+	ax_error err;
+
+	shown_open(&w);
+	assert_int_equal(ax_render_result(w.out, res, &o, &err), 0);
+	fflush(w.out);
+	assert_string_equal(w.obuf ? w.obuf : "", want);
+	shown_close(&w);
+}
+
+/* Documents render the data; table and raw what people see, when given; a
+ * stream's live output was shown already, so nothing more. */
+static void test_render_result(void **state)
+{
+	ax_result data = { .kind = AX_RESULT_DATA }, stream = { .kind = AX_RESULT_STREAM };
+
+	(void)state;
+	data.data = json_pack("{s:s, s:s}", "path", "/f", "content", "hi");
+	data.human = json_string("hi");
+	expect_rendered(&data, AX_FMT_RAW, "hi");
+	expect_rendered(&data, AX_FMT_JSON, "{\n  \"path\": \"/f\",\n  \"content\": \"hi\"\n}\n");
+	expect_rendered(&data, AX_FMT_YAML, "path: /f\ncontent: hi\n");
+	stream.data = json_pack("{s:i}", "exit_code", 0);
+	expect_rendered(&stream, AX_FMT_RAW, "");
+	expect_rendered(&stream, AX_FMT_JSON, "{\n  \"exit_code\": 0\n}\n");
+	json_decref(data.data);
+	json_decref(data.human);
+	json_decref(stream.data);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_panel_golden),
+		cmocka_unit_test(test_stream_live),
+		cmocka_unit_test(test_stream_document),
+		cmocka_unit_test(test_stream_failed),
+		cmocka_unit_test(test_render_result),
 		cmocka_unit_test(test_rows_golden),
 		cmocka_unit_test(test_unicode_golden),
 		cmocka_unit_test(test_empty_golden),

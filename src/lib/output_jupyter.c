@@ -1,4 +1,4 @@
-#include "jupyter_show.h"
+#include "output_jupyter.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -2,8 +2,8 @@
  * stream text to stdout or stderr as named, results and displays by their
  * text/plain, errors by their traceback (on stderr), and image/png outputs
  * saved as files when asked. */
-#ifndef ALLOX_CMD_JUPYTER_SHOW_H
-#define ALLOX_CMD_JUPYTER_SHOW_H
+#ifndef ALLOX_OUTPUT_JUPYTER_H
+#define ALLOX_OUTPUT_JUPYTER_H
 
 #include <jansson.h>
 #include <stdbool.h>

@@ -1,4 +1,4 @@
-#include "mcp_show.h"
+#include "output_mcp.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 /* How `aio mcp call` shows a CallToolResult: text content as is, images
  * saved under a directory (or summarised), other content as compact JSON,
  * then structuredContent as pretty JSON. */
-#ifndef ALLOX_CMD_MCP_SHOW_H
-#define ALLOX_CMD_MCP_SHOW_H
+#ifndef ALLOX_OUTPUT_MCP_H
+#define ALLOX_OUTPUT_MCP_H
 
 #include <stdbool.h>
 #include <stdio.h>
