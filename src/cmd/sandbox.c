@@ -15,6 +15,7 @@
 #include "lifecycle_decode.h"
 #include "mcp_config.h"
 #include "quantity.h"
+#include "sandbox_policy.h"
 #include "session.h"
 #include "target.h"
 #include "timeutil.h"
@@ -158,6 +159,10 @@ json_t *ax_sandbox_request(ax_ctx *ctx, const ax_args *args, bool local, const c
 	 * without a network or for the host's: an allox extension says it. */
 	if (ax_arg_string(args, "network"))
 		json_object_set_new(req, "extensions", json_pack("{s:s}", "allox.network", ax_arg_string(args, "network")));
+	if (ax_sandbox_policy_request(args, req, err) < 0) {
+		json_decref(req);
+		return NULL;
+	}
 	/* The profile's MCP servers travel in extensions (the agent starts them). */
 	if (ax_mcp_add_extension(cfg, req, err) < 0) {
 		json_decref(req);
@@ -390,6 +395,7 @@ int ax_cmd_sandbox_get(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_erro
 	}
 	if (json_is_string(json_object_get(s, "network")))
 		json_object_set(res->data, "network", json_object_get(s, "network"));
+	ax_sandbox_policy_show(s, res->data);
 	res->view.title = "Sandbox";
 	json_decref(s);
 	return 0;

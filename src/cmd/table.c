@@ -84,6 +84,10 @@ static const ax_option_spec sandbox_create_options[] = {
 	{ .name = "network", .kind = AX_VAL_CHOICE, .metavar = "MODE", .choices = network_modes,
 	  .help = "isolated (own namespace, outbound only), none (loopback only) or host (unsafe: the host's network); "
 	  "default: the server's (isolated locally)" },
+	{ .name = "allow-domain", .kind = AX_VAL_TEXT, .metavar = "DOMAIN", .repeatable = true,
+	  .help = "let the sandbox resolve and reach DOMAIN (*.DOMAIN: its subdomains); with any, all else is denied" },
+	{ .name = "deny-domain", .kind = AX_VAL_TEXT, .metavar = "DOMAIN", .repeatable = true,
+	  .help = "never let the sandbox resolve DOMAIN (*.DOMAIN: its subdomains); wins over --allow-domain" },
 	END_OPTIONS,
 };
 
@@ -112,6 +116,7 @@ static const char *const sandbox_create_examples[] = {
 	"allox-cli sandbox create --image rootfs:/srv/images/alpine --timeout none",
 	"allox-cli sandbox create --cpu 0.5 --memory 512Mi --pids 256 --disk 1Gi",
 	"allox-cli sandbox create --network none",
+	"allox-cli sandbox create --allow-domain pypi.org --allow-domain '*.pythonhosted.org'",
 	NULL,
 };
 

@@ -52,6 +52,9 @@ typedef struct ax_engine {
 	long long unsynced_since_ms;  /* under lock: capture time of the oldest snapshot not yet on disk, 0: none */
 	char boot_id[64];      /* the kernel's, read at start: a snapshot not yet synced records it */
 	struct ax_fwds *forwards; /* under lock: endpoints' forwarders (forward.h), made at the first */
+	struct ax_egresses *egress; /* sandboxes' resolvers and filters (egress.h) */
+	struct ax_http_server *egress_http; /* under lock: the egress API's listener, made at the first need */
+	int egress_port;       /* its port on the host's loopback */
 } ax_engine;
 
 /* Current time as the engine sees it (real time plus the test clock offset). */
@@ -66,6 +69,7 @@ typedef struct ax_req {
 	json_t *query;           /* name -> array of values */
 	const char *body;
 	size_t body_len;
+	const char *egress_auth; /* the OPENSANDBOX-EGRESS-AUTH header, or NULL */
 } ax_req;
 
 typedef struct ax_resp {
@@ -73,6 +77,7 @@ typedef struct ax_resp {
 	json_t *body;            /* NULL: empty body */
 	char location[256];
 	char size_header[32];    /* X-Allox-Snapshot-Size: bytes, "" for none */
+	bool text;               /* body is a JSON string sent as text/plain (the egress API's errors) */
 } ax_resp;
 
 /* Route one request; fills RESP. */
@@ -81,6 +86,8 @@ void ax_engine_handle(ax_engine *e, const ax_req *req, ax_resp *resp);
 /* Error envelope {code, message}. */
 void ax_resp_error(ax_resp *resp, int status, const char *code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* A text/plain answer (the egress API's errors are). */
+void ax_resp_text(ax_resp *resp, int status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* store.c */
 int ax_store_load(ax_engine *e, ax_error *err);
@@ -130,6 +137,30 @@ int ax_net_mode_parse(const char *s, ax_net_mode *mode);
 void ax_endpoint(ax_engine *e, json_t *rec, const char *port_s, ax_resp *resp);
 /* Stop the endpoints' forwarders of sandbox ID (lock held). */
 void ax_endpoints_drop(ax_engine *e, const char *id);
+/* An fd of the network namespace of REC's PID 1, or -1 when it is not running. */
+int ax_netns_of(const json_t *rec);
+
+/* create_fields.c: 400 in RESP for a create field the engine cannot honour
+ * (networkPolicy checked too, for a sandbox on network MODE). 0 or -1. */
+int ax_create_fields_check(const json_t *body, ax_net_mode mode, ax_resp *resp);
+
+/* egress_api.c: a sandbox's egress policy (networkPolicy, egress.h) and the
+ * egress API. */
+typedef struct ax_egress_start_arg {
+	ax_engine *engine;
+	const char *id;
+	const json_t *policy;    /* normal form (egress_policy.h) */
+} ax_egress_start_arg;
+/* ax_rt_spec.net_hook of a sandbox with a policy (ARG: ax_egress_start_arg). */
+int ax_egress_hook(void *arg, int netns_fd, ax_error *err);
+/* A restarted engine's resolver for running sandbox REC, if it has a policy (lock held). */
+void ax_egress_adopt(ax_engine *e, const json_t *rec);
+/* GET /sandboxes/{id}/endpoints/18080 (lock held). */
+void ax_egress_endpoint(ax_engine *e, json_t *rec, ax_resp *resp);
+/* The egress API listener's requests: /egress/<id>/policy. */
+void ax_egress_api_handle(ax_engine *e, const ax_req *req, ax_resp *resp);
+/* Stop that listener (the engine's exit). */
+void ax_egress_api_stop(ax_engine *e);
 
 /* snapshots.c: the /snapshots routes and POST /sandboxes/{id}/snapshots */
 int ax_snapshots_load(ax_engine *e, ax_error *err);

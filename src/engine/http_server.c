@@ -30,17 +30,37 @@ typedef struct conn_state {
 	bool keyless;   /* TCP without the key: only /health gets this far */
 } conn_state;
 
-void ax_resp_error(ax_resp *resp, int status, const char *code, const char *fmt, ...)
+/* CODE NULL: the message alone, as text/plain. */
+static void resp_message(ax_resp *resp, int status, const char *code, const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0)));
+
+static void resp_message(ax_resp *resp, int status, const char *code, const char *fmt, va_list ap)
 {
 	char msg[1024];
+
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	json_decref(resp->body);
+	resp->status = status;
+	resp->body = code ? json_pack("{s:s, s:s}", "code", code, "message", msg) : json_string(msg);
+	resp->text = !code;
+}
+
+void ax_resp_error(ax_resp *resp, int status, const char *code, const char *fmt, ...)
+{
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	resp_message(resp, status, code, fmt, ap);
 	va_end(ap);
-	json_decref(resp->body);
-	resp->status = status;
-	resp->body = json_pack("{s:s, s:s}", "code", code, "message", msg);
+}
+
+void ax_resp_text(ax_resp *resp, int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	resp_message(resp, status, NULL, fmt, ap);
+	va_end(ap);
 }
 
 static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
@@ -78,7 +98,8 @@ static void request_id(struct MHD_Connection *c, char out[65])
 /* MUST_CLOSE: end the connection after the answer (no keep-alive). */
 static enum MHD_Result answer(struct MHD_Connection *c, const ax_resp *r, const char *rid, bool must_close)
 {
-	char *text = r->body ? json_dumps(r->body, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	char *text = r->text && json_is_string(r->body) ? strdup(json_string_value(r->body))
+		     : r->body ? json_dumps(r->body, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
 	struct MHD_Response *m;
 	enum MHD_Result ret;
 
@@ -89,7 +110,7 @@ static enum MHD_Result answer(struct MHD_Connection *c, const ax_resp *r, const 
 		return MHD_NO;
 	}
 	if (text)
-		MHD_add_response_header(m, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+		MHD_add_response_header(m, MHD_HTTP_HEADER_CONTENT_TYPE, r->text ? "text/plain" : "application/json");
 	MHD_add_response_header(m, "X-Request-ID", rid);
 	if (r->location[0])
 		MHD_add_response_header(m, MHD_HTTP_HEADER_LOCATION, r->location);
@@ -182,13 +203,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	req.path = route_path(url);
 	req.body = st->body;
 	req.body_len = st->len;
+	req.egress_auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "OPENSANDBOX-EGRESS-AUTH");
 	req.query = json_object();
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_arg, req.query);
 
 	if (st->too_large)
 		ax_resp_error(&resp, 413, "SANDBOX::INVALID_PARAMETER", "request body larger than %d bytes", MAX_BODY);
 	else
-		ax_engine_handle(s->engine, &req, &resp);
+		(s->handle ? s->handle : ax_engine_handle)(s->engine, &req, &resp);
 	ret = answer(c, &resp, rid, st->keyless);
 	json_decref(resp.body);
 	json_decref(req.query);

@@ -13,6 +13,8 @@ typedef struct ax_http_server {
 	struct ax_gate *gate;       /* accepts; see listen_gate.h */
 	ax_engine *engine;
 	bool require_key;
+	/* What answers the requests: NULL = the lifecycle API (ax_engine_handle). */
+	void (*handle)(ax_engine *e, const ax_req *req, ax_resp *resp);
 } ax_http_server;
 
 /* Serve the lifecycle API on the listening socket FD. REQUIRE_KEY: check

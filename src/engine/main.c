@@ -23,6 +23,7 @@
 #include "engine.h"
 #include "quantity.h"
 #include "fs.h"
+#include "egress.h"
 #include "http_server.h"
 #include "runtime.h"
 
@@ -511,6 +512,12 @@ int main(int argc, char **argv)
 	/* Sandboxes are detached from us, but their processes should come back
 	 * here when they end so we can reap them (the host's init may not). */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	/* Before adoption, which restarts the resolvers of policed sandboxes. */
+	e.egress = ax_egresses_new(getenv("ALLOX_ENGINE_HOSTS_FILE"));
+	if (!e.egress) {
+		ax_fail(&err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		goto fail;
+	}
 	ax_sandboxes_adopt(&e);
 	ax_snapshots_adopt(&e);
 	ufd = unix_listener(sock, &err);
@@ -560,6 +567,7 @@ int main(int argc, char **argv)
 	ax_snapshots_sync(&e, true);
 	ax_http_stop(&ts);
 	ax_http_stop(&us);
+	ax_egress_api_stop(&e);
 	unlink(sock);
 	ax_rt_release_freezer();
 	goto out;
@@ -570,8 +578,10 @@ fail:
 	status = err.exit_code ? err.exit_code : 1;
 	ax_http_stop(&ts);
 	ax_http_stop(&us);
+	ax_egress_api_stop(&e);
 	ax_rt_release_freezer();
 out:
+	ax_egresses_free(e.egress);
 	if (e.log)
 		fclose(e.log);
 	json_decref(e.sandboxes);

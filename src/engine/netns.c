@@ -71,6 +71,8 @@ int ax_net_prepare(ax_net_mode mode, ax_net *n, ax_strv *argv)
 	ax_strv_add(argv, "--mtu=65520");
 	ax_strv_add(argv, "--disable-host-loopback");
 	ax_strv_add(argv, "--enable-seccomp");
+	if (n->own_dns)
+		ax_strv_add(argv, "--disable-dns");
 	ax_strv_add(argv, "--netns-type=path");
 	ax_strv_addf(argv, "--userns-path=/proc/self/fd/%d", n->userns_fd);
 	if (n->ready_w > 2)

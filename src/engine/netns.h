@@ -5,6 +5,7 @@
 #ifndef ALLOX_NETNS_H
 #define ALLOX_NETNS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -29,6 +30,7 @@ typedef struct ax_net {
 	int null_fd;                  /* the stack's stdin, stdout and stderr */
 	int go_r;                     /* the stack execs once a byte (or EOF) arrives here */
 	unsigned uid_base;            /* the host uid the stack runs as */
+	bool own_dns;                 /* no DNS forwarder in the stack (the engine resolves) */
 	char *const *argv;            /* the stack's command line; NULL: no stack (AX_NET_NONE) */
 	ax_net_route routes[AX_NET_ROUTES];
 } ax_net;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "egress.h"
 #include "forward.h"
 
 int ax_net_mode_parse(const char *s, ax_net_mode *mode)
@@ -32,9 +33,8 @@ int ax_net_mode_parse(const char *s, ax_net_mode *mode)
 #define EXECD_PORT 44772
 #define AIO_PORT 8080
 
-/* An fd of the network namespace of REC's PID 1, or -1 when it is not
- * running (checked after the open: the pid cannot have been reused). */
-static int netns_of(const json_t *rec)
+/* Checked after the open: the pid cannot have been reused. */
+int ax_netns_of(const json_t *rec)
 {
 	const json_t *rt = json_object_get(rec, "runtime");
 	ax_rt_handle h;
@@ -75,6 +75,12 @@ void ax_endpoint(ax_engine *e, json_t *rec, const char *port_s, ax_resp *resp)
 	}
 	/* execd and the AIO runtime are both served by the agent, behind its
 	 * token, on the socket the engine made for it on the host's loopback. */
+	/* The egress API: for every sandbox (the official SDKs ask for it at
+	 * each create), served by the engine, not by anything inside. */
+	if (port == AX_EGRESS_PORT) {
+		ax_egress_endpoint(e, rec, resp);
+		return;
+	}
 	if (port == EXECD_PORT || port == AIO_PORT) {
 		snprintf(ep, sizeof ep, "127.0.0.1:%lld", (long long)json_integer_value(json_object_get(rt, "agentPort")));
 		resp->status = 200;
@@ -83,7 +89,7 @@ void ax_endpoint(ax_engine *e, json_t *rec, const char *port_s, ax_resp *resp)
 		return;
 	}
 	ax_net_mode_parse(mode_s, &mode);
-	ns = netns_of(rec);
+	ns = ax_netns_of(rec);
 	if (ns < 0) {
 		ax_resp_error(resp, 409, "SANDBOX::NOT_RUNNING", "sandbox %s is not running", id);
 		return;

@@ -476,7 +476,10 @@ int ax_rootfs_prepare(const ax_rt_spec *spec, ax_rootfs *rf, ax_error *err)
 	}
 	if (rc == 0)
 		rc = ax_agent_plan(spec, strcmp(spec->image, "host") != 0, rf, err);
-	if (rc == 0 && strcmp(spec->image, "host") == 0)
+	if (rc == 0 && spec->resolv_conf)
+		rc = ax_resolv_own_plan(c.sd, strcmp(spec->image, "host") == 0 ? &c.hl : NULL, spec->uid_base,
+					spec->resolv_conf, rf, err);
+	else if (rc == 0 && strcmp(spec->image, "host") == 0)
 		rc = ax_resolv_plan(c.sd, &c.hl, spec->uid_base, rf, err);
 	if (rc == 0)
 		ax_dev_plan(rf);

@@ -161,6 +161,50 @@ static bool exposed(const ax_host_layout *hl, const char *path)
 	return false;
 }
 
+/* REL (below the overlay whose upper directory is <SD>/AX_DISK_UPPER/<TOP>)
+ * becomes, in this sandbox's fresh upper layer, a symlink to
+ * /.allox/resolv.conf, a read-only bind of the host file SRC. */
+static int link_and_bind(const char *sd, const char *top, const char *rel, unsigned uid_base, const char *src,
+			 ax_rootfs *rf, ax_error *err)
+{
+	char upper[PATH_MAX * 2], dst[PATH_MAX + 32];
+	size_t base;
+
+	base = (size_t)snprintf(upper, sizeof upper, "%s/" AX_DISK_UPPER "/%s/", sd, top);
+	snprintf(upper + base, sizeof upper - base, "%s", rel);
+	if (ax_mkdir_parent(upper, 0755, err) < 0)
+		return -1;
+	if (symlink("/.allox/resolv.conf", upper) < 0 && errno != EEXIST)
+		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create %s: %s", upper, strerror(errno));
+	/* What we made in the fresh upper layer belongs to the sandbox's root,
+	 * or its /run would be an unwritable stranger's directory inside. */
+	for (char *slash = strchr(upper + base, '/'); slash; slash = strchr(slash + 1, '/')) {
+		char c = *slash;
+
+		*slash = '\0';
+		if (lchown(upper, uid_base, uid_base) < 0) {
+			*slash = c;
+			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot set up %s: %s", upper, strerror(errno));
+		}
+		*slash = c;
+	}
+	if (lchown(upper, uid_base, uid_base) < 0)
+		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot set up %s: %s", upper, strerror(errno));
+	snprintf(dst, sizeof dst, "%s/.allox/resolv.conf", rf->merged);
+	ax_plan_add(&rf->mounts, AX_OP_MKFILE, NULL, dst, NULL);
+	ax_plan_add(&rf->mounts, AX_OP_BIND_RO, src, dst, NULL);
+	return 0;
+}
+
+int ax_resolv_own_plan(const char *sd, const ax_host_layout *hl, unsigned uid_base, const char *src, ax_rootfs *rf,
+		       ax_error *err)
+{
+	/* A host image's /etc is an overlay of its own. */
+	if (hl && exposed(hl, "/etc"))
+		return link_and_bind(sd, "etc", "resolv.conf", uid_base, src, rf, err);
+	return link_and_bind(sd, "top", "etc/resolv.conf", uid_base, src, rf, err);
+}
+
 /* DNS for host sandboxes. Where /etc/resolv.conf is a symlink into /run
  * (systemd-resolved, NetworkManager), the chain would dangle in the
  * sandbox's empty /run. The first hop that leaves the exposed directories
@@ -170,8 +214,7 @@ static bool exposed(const ax_host_layout *hl, const char *path)
  * Nothing else of /run is exposed. */
 int ax_resolv_plan(const char *sd, const ax_host_layout *hl, unsigned uid_base, ax_rootfs *rf, ax_error *err)
 {
-	char path[PATH_MAX] = "/etc/resolv.conf", link[PATH_MAX], real[PATH_MAX], upper[PATH_MAX * 2];
-	char dst[PATH_MAX + 32];
+	char path[PATH_MAX] = "/etc/resolv.conf", link[PATH_MAX], real[PATH_MAX];
 	struct stat st;
 	int hop;
 
@@ -196,27 +239,5 @@ int ax_resolv_plan(const char *sd, const ax_host_layout *hl, unsigned uid_base, 
 	if (hop == 8 || exposed(hl, path) || !realpath("/etc/resolv.conf", real) || stat(real, &st) < 0 ||
 	    !S_ISREG(st.st_mode))
 		return 0;
-	snprintf(upper, sizeof upper, "%s/" AX_DISK_UPPER "/top%s", sd, path);
-	if (ax_mkdir_parent(upper, 0755, err) < 0)
-		return -1;
-	if (symlink("/.allox/resolv.conf", upper) < 0 && errno != EEXIST)
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create %s: %s", upper, strerror(errno));
-	/* What we made in the fresh upper layer belongs to the sandbox's root,
-	 * or its /run would be an unwritable stranger's directory inside. */
-	for (char *slash = strchr(upper + strlen(sd) + strlen("/" AX_DISK_UPPER "/top/"), '/'); slash; slash = strchr(slash + 1, '/')) {
-		char c = *slash;
-
-		*slash = '\0';
-		if (lchown(upper, uid_base, uid_base) < 0) {
-			*slash = c;
-			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot set up %s: %s", upper, strerror(errno));
-		}
-		*slash = c;
-	}
-	if (lchown(upper, uid_base, uid_base) < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot set up %s: %s", upper, strerror(errno));
-	snprintf(dst, sizeof dst, "%s/.allox/resolv.conf", rf->merged);
-	ax_plan_add(&rf->mounts, AX_OP_MKFILE, NULL, dst, NULL);
-	ax_plan_add(&rf->mounts, AX_OP_BIND_RO, real, dst, NULL);
-	return 0;
+	return link_and_bind(sd, "top", path + 1, uid_base, real, rf, err);
 }

@@ -353,6 +353,8 @@ static int spawn(const ax_rt_spec *s, const ax_rootfs *rf, const ax_cgroup *cg, 
 			       strerror(errno));
 	if (open_fds(s, cg, l, err) < 0 || open_userns(s, rf, l, err) < 0)
 		return -1;
+	if (s->net_hook && l->netns_fd >= 0 && s->net_hook(s->net_hook_arg, l->netns_fd, err) < 0)
+		return -1;
 	l->seccomp_fd = high_fd(ax_seccomp_filter_fd(s->nesting, err));
 	if (l->seccomp_fd < 0)
 		return -1;
@@ -385,6 +387,7 @@ static int spawn(const ax_rt_spec *s, const ax_rootfs *rf, const ax_cgroup *cg, 
 			l->go[1] = high_fd(l->go[1]);
 		}
 		net.go_r = l->go[0];
+		net.own_dns = s->net_own_dns;
 		if (ax_net_prepare(s->network, &net, &net_av) < 0)
 			av.oom = true;
 		sp.net = &net;

@@ -47,6 +47,14 @@ typedef struct ax_rt_spec {
 	ax_net_mode network;
 	int net_ready_w;             /* AX_NET_ISOLATED: written to (or closed) by the stack once the
 	                              * sandbox's interface is configured; 0-2 or -1 = none */
+	/* Called in the caller's process (host root) once the sandbox's own
+	 * network namespace exists (NETNS_FD, borrowed) and before anything runs
+	 * in it or the stack starts: the egress filter and resolver go in here.
+	 * -1 with ERR fails the start. NULL = none. */
+	int (*net_hook)(void *arg, int netns_fd, ax_error *err);
+	void *net_hook_arg;
+	bool net_own_dns;            /* AX_NET_ISOLATED: the stack forwards no DNS (the hook resolves) */
+	const char *resolv_conf;     /* a host file shown as /etc/resolv.conf (read-only); NULL = the image's */
 	long long memory_bytes;      /* 0 = no limit */
 	long long pids_max;          /* 0 = no limit; counts bwrap's monitor process too */
 	long long cpu_millis;        /* CPU time per wall time, in millicores (1000 = one CPU); 0 = no limit */

@@ -118,6 +118,9 @@ void ax_dev_plan(ax_rootfs *rf);
 /* Make /etc/resolv.conf resolve inside a host sandbox whose state is SD
  * (canonical) when the host's points outside the exposed directories. */
 int ax_resolv_plan(const char *sd, const ax_host_layout *hl, unsigned uid_base, ax_rootfs *rf, ax_error *err);
+/* The sandbox's /etc/resolv.conf is the host file SRC instead (spec->resolv_conf). */
+int ax_resolv_own_plan(const char *sd, const ax_host_layout *hl, unsigned uid_base, const char *src, ax_rootfs *rf,
+		       ax_error *err);
 void ax_rootfs_free(ax_rootfs *rf);
 
 /* Per-sandbox cgroup directories; "" when that one is not used. */

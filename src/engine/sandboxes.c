@@ -18,6 +18,8 @@
 
 #include "fs.h"
 #include "disk.h"
+#include "egress.h"
+#include "egress_policy.h"
 #include "host_mask.h"
 #include "runtime.h"
 #include "timeutil.h"
@@ -130,7 +132,7 @@ static void add_entrypoint_status(ax_engine *e, json_t *v)
 static json_t *view(const json_t *rec, bool created)
 {
 	static const char *const keys[] = { "id", "image", "snapshotId", "status", "metadata", "entrypoint",
-					    "resourceLimits", "network", "expiresAt", "createdAt" };
+					    "resourceLimits", "network", "networkPolicy", "expiresAt", "createdAt" };
 	bool restored = json_object_get(rec, "snapshotId") != NULL;
 	json_t *v = json_object();
 	size_t i;
@@ -279,6 +281,7 @@ static int check_create(const json_t *body, ax_resp *resp)
 	const json_t *timeout = json_object_get(body, "timeout"), *limits = json_object_get(body, "resourceLimits");
 	const json_t *meta = json_object_get(body, "metadata");
 	const char *uri, *problem, *k;
+	ax_net_mode mode = AX_NET_ISOLATED;
 	json_t *x;
 	size_t i;
 
@@ -333,7 +336,7 @@ static int check_create(const json_t *body, ax_resp *resp)
 		return -1;
 	}
 	if (ax_net_mode_parse(json_string_value(json_object_get(json_object_get(body, "extensions"), AX_NET_EXTENSION)),
-			      NULL) < 0) {
+			      &mode) < 0) {
 		ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER",
 			      "extensions.%s must be \"isolated\", \"none\" or \"host\"", AX_NET_EXTENSION);
 		return -1;
@@ -357,7 +360,7 @@ static int check_create(const json_t *body, ax_resp *resp)
 			return -1;
 		}
 	}
-	return 0;
+	return ax_create_fields_check(body, mode, resp);
 }
 
 static char **env_list(const json_t *env)
@@ -431,6 +434,23 @@ static int open_console_old(const char *dir, ax_error *err)
 	return fd;
 }
 
+/* <DIR>/resolv.conf naming the sandbox's own resolver (egress.h); its
+ * path, or NULL with ERR. */
+static char *write_resolv_conf(const char *dir, ax_error *err)
+{
+	static const char conf[] = "# allox-engine: names are answered as the sandbox's egress policy allows\n"
+				   "nameserver 127.0.0.1\n";
+	char *path = ax_path_join(dir, "resolv.conf");
+
+	if (!path || ax_write_file_replace(path, conf, sizeof conf - 1, 0644, err) < 0) {
+		if (!path)
+			ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
 /* Start the runtime for REC, a copy of a reserved record that no other
  * thread sees, so this runs without the lock. The record's runtime block,
  * or NULL with ERR. */
@@ -438,7 +458,9 @@ static json_t *spawn(ax_engine *e, const json_t *rec, ax_error *err)
 {
 	const char *id = json_string_value(json_object_get(rec, "id"));
 	const json_t *ep = json_object_get(rec, "entrypoint"), *limits = json_object_get(rec, "resourceLimits");
-	char token[65], fdbuf[5][16], maxbuf[24], *dir = ax_store_dir(e, id);
+	char token[65], fdbuf[5][16], maxbuf[24], *dir = ax_store_dir(e, id), *resolv = NULL;
+	const json_t *policy = json_object_get(rec, "networkPolicy");
+	ax_egress_start_arg egress = { e, id, policy };
 	char **env = env_list(json_object_get(rec, "env"));
 	char **layers = ax_layer_paths(e, json_object_get(rec, "layers"));
 	unsigned *bases = ax_layer_bases(rec);
@@ -539,6 +561,17 @@ static json_t *spawn(ax_engine *e, const json_t *rec, ax_error *err)
 	spec.nesting = e->nesting;
 	spec.network = mode;
 	spec.net_ready_w = rp[1];
+	/* A policy: the engine's resolver inside (and its filter), started
+	 * before anything runs there; the stack forwards no DNS of its own. */
+	if (policy && mode == AX_NET_ISOLATED) {
+		resolv = write_resolv_conf(dir, err);
+		if (!resolv)
+			goto out;
+		spec.net_hook = ax_egress_hook;
+		spec.net_hook_arg = &egress;
+		spec.net_own_dns = true;
+		spec.resolv_conf = resolv;
+	}
 	/* Fail closed: without its mask a host sandbox would read the host's secrets. */
 	if (!spec.host_mask && strcmp(spec.image ?: "", "host") == 0) {
 		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot hide the host's private files (see the engine's log)");
@@ -550,8 +583,10 @@ static json_t *spawn(ax_engine *e, const json_t *rec, ax_error *err)
 	spec.disk_bytes = limit_of(limits, AX_LIMIT_DISK);
 	spec.nofile_cur = e->nofile.rlim_cur;
 	spec.nofile_max = e->nofile.rlim_max;
-	if (ax_rt_start(&spec, &h, err) < 0)
+	if (ax_rt_start(&spec, &h, err) < 0) {
+		ax_egress_stop(e->egress, id);
 		goto out;
+	}
 	runtime = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:s, s:i, s:s}", "pid", (json_int_t)h.pid, "start",
 			    (json_int_t)h.start, "initPid", (json_int_t)h.init_pid, "initStart",
 			    (json_int_t)h.init_start, "netPid", (json_int_t)h.net_pid, "netStart",
@@ -580,6 +615,7 @@ out:
 	free_list(layers);
 	free(bases);
 	free(dir);
+	free(resolv);
 	return runtime;
 }
 
@@ -658,6 +694,7 @@ static void abandon(ax_engine *e, const char *id, const char *dir, json_t *runti
 	}
 	ax_engine_log(e, "create %s failed: %s", id, err->message);
 	ax_resp_error(resp, 500, "SANDBOX::PROVISIONING_ERROR", "cannot start sandbox: %s", err->message);
+	ax_egress_stop(e->egress, id);
 	if (dir)
 		ax_rt_remove_sandbox(dir, err);
 	release_uids(e, json_object_get(e->sandboxes, id), dir);
@@ -706,6 +743,20 @@ static void create(ax_engine *e, const ax_req *req, ax_resp *resp)
 	json_object_set_new(rec, "network",
 			    json_string(json_string_value(json_object_get(json_object_get(body, "extensions"),
 									  AX_NET_EXTENSION)) ?: "isolated"));
+	/* The egress policy in force, as checked (check_create), and the egress
+	 * API's token for this sandbox (egress_api.c). */
+	if (json_object_get(body, "networkPolicy")) {
+		char why[8];
+
+		json_object_set_new(rec, "networkPolicy", ax_policy_normalize(json_object_get(body, "networkPolicy"),
+									      why, sizeof why));
+	}
+	{
+		char token[65];
+
+		if (random_hex(token, 32) == 0)
+			json_object_set_new(rec, "egressToken", json_string(token));
+	}
 	if (json_is_string(json_object_get(json_object_get(body, "extensions"), "allox.mcp.servers")))
 		json_object_set(json_object_get(rec, "env"), "ALLOX_AGENT_MCP_SERVERS",
 				json_object_get(json_object_get(body, "extensions"), "allox.mcp.servers"));
@@ -945,6 +996,7 @@ static void destroy(ax_engine *e, const char *id, json_t *rec)
 
 	handle_of(rec, &h);
 	ax_endpoints_drop(e, id);
+	ax_egress_stop(e->egress, id);
 	/* Also without a runtime (an engine that died while spawning it): its
 	 * processes and cgroups are then found by id alone. */
 	if (ax_rt_kill(&h, id, &err) < 0)
@@ -1172,6 +1224,7 @@ void ax_sandboxes_reap(ax_engine *e)
 			if (ax_rt_kill(&h, id, &kerr) < 0)
 				ax_engine_log(e, "cleanup of %s: %s", id, kerr.message);
 			collect(&h, 1);
+			ax_egress_stop(e->egress, id);
 			set_status(rec, e, "Terminated", "SANDBOX_EXITED", why);
 			save(e, rec);
 			ax_engine_log(e, "%s exited on its own: %s", id, why);
@@ -1262,6 +1315,7 @@ void ax_sandboxes_adopt(ax_engine *e)
 			/* An engine that died mid-capture may have left it frozen. */
 			if (strcmp(state, "Running") == 0 && ax_rt_thaw(&h, id, &terr) < 0)
 				ax_engine_log(e, "thaw of %s: %s", id, terr.message);
+			ax_egress_adopt(e, rec);
 			ax_engine_log(e, "re-adopted %s (%s)", id, state);
 		}
 	}

@@ -114,10 +114,13 @@ if [ "$have_cgroups" = 1 ]; then
 	[ "$(mem_limit "$N")" = 2147483648 ] || fail "memory limit is $(mem_limit "$N")"
 fi
 kill_api "$N"
-create_api '{"cpu":"500m","memory":"64Mi","pids":"32","ephemeral-storage":"100Mi","gpu":"1"}'
+# Keys the engine does not enforce (gpu) are refused by name, not ignored.
+create_api '{"cpu":"500m","memory":"64Mi","gpu":"1"}'
+[ "$code" = 400 ] || fail "create with gpu: $code $(cat "$TMP/api")"
+jq -e '.message | startswith("resourceLimits.gpu")' "$TMP/api" >/dev/null || fail "gpu message: $(cat "$TMP/api")"
+create_api '{"cpu":"500m","memory":"64Mi","pids":"32","ephemeral-storage":"100Mi"}'
 [ "$code" = 202 ] || fail "create: $code $(cat "$TMP/api")"
 N=$(id_of "$TMP/api")
-# Keys the engine does not enforce (gpu) are not shown as if they were.
 jq -e '.resourceLimits == {"cpu": "500m", "memory": "64Mi", "pids": "32", "ephemeral-storage": "100Mi"}' "$TMP/api" >/dev/null ||
 	fail "create answer: $(cat "$TMP/api")"
 if [ "$have_cgroups" = 1 ]; then
