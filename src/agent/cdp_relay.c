@@ -415,6 +415,7 @@ struct ag_relay *ag_relay_start(int listen_fd, struct ag_browser *b, const char 
 	unsigned char raw[16];
 	char hex[33];
 
+	memset(&a, 0, sizeof a);
 	if (!r || getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw ||
 	    getsockname(listen_fd, (struct sockaddr *)&a, &alen) < 0 || a.sin_family != AF_INET)
 		goto fail;
