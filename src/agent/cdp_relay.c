@@ -32,10 +32,10 @@
 #include "browser.h"
 #include "log.h"
 #include "secret.h"
+#include "splice_copy.h"
 
 #define HEAD_MAX 16384
 #define HEAD_TIMEOUT_S 10
-#define PIPE_BYTES (1 << 20)
 #define TOKEN_HEADER "X-EXECD-ACCESS-TOKEN"
 
 struct ag_relay {
@@ -222,32 +222,8 @@ struct pump_args {
 static void *pump(void *arg)
 {
 	struct pump_args *a = arg;
-	int p[2];
 
-	if (pipe2(p, O_CLOEXEC) == 0) {
-		fcntl(p[1], F_SETPIPE_SZ, PIPE_BYTES);
-		for (;;) {
-			ssize_t n = splice(a->in, NULL, p[1], NULL, PIPE_BYTES, SPLICE_F_MOVE);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				break;
-			while (n > 0) {
-				ssize_t m = splice(p[0], NULL, a->out, NULL, (size_t)n, SPLICE_F_MOVE);
-
-				if (m < 0 && errno == EINTR)
-					continue;
-				if (m <= 0)
-					goto done;
-				n -= m;
-			}
-		}
-done:
-		close(p[0]);
-		close(p[1]);
-	}
-	shutdown(a->out, SHUT_WR);
+	ax_splice_copy(a->in, a->out);
 	return NULL;
 }
 

@@ -13,6 +13,8 @@
  * would spend on us. */
 #include "forward.h"
 
+#include "splice_copy.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -32,7 +34,6 @@
 #include <linux/sock_diag.h>
 #include <netinet/tcp.h>
 
-#define PIPE_BYTES (1 << 20)
 
 typedef struct fwd {
 	struct fwd *next;
@@ -192,33 +193,8 @@ typedef struct pump_args {
 static void *pump(void *arg)
 {
 	pump_args *a = arg;
-	int p[2];
 
-	if (pipe2(p, O_CLOEXEC) == 0) {
-		fcntl(p[1], F_SETPIPE_SZ, PIPE_BYTES);
-		for (;;) {
-			ssize_t n = splice(a->in, NULL, p[1], NULL, PIPE_BYTES, SPLICE_F_MOVE);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				break;
-			while (n > 0) {
-				ssize_t m = splice(p[0], NULL, a->out, NULL, (size_t)n, SPLICE_F_MOVE);
-
-				if (m < 0 && errno == EINTR)
-					continue;
-				if (m <= 0)
-					goto done;
-				n -= m;
-			}
-		}
-done:
-		close(p[0]);
-		close(p[1]);
-	}
-	/* The other side sees the end; its reply may still come back. */
-	shutdown(a->out, SHUT_WR);
+	ax_splice_copy(a->in, a->out);
 	return NULL;
 }
 
