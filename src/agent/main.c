@@ -36,6 +36,7 @@
 
 #include "aio_session.h"
 #include "auth.h"
+#include "close_fds.h"
 #include "console.h"
 #include "error.h"
 #include "execd_registry.h"
@@ -219,29 +220,12 @@ static void occupy_std_fds(void)
 			return;
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Close every fd above stderr but the N in KEEP (-1 for none): what the
  * sandbox's setup handed down by accident (bubblewrap keeps the user
  * namespace fd it joined open, for one) must not reach the commands we run. */
 static void close_strays(int *keep, size_t n)
 {
-	unsigned from = 3;
-
-	qsort(keep, n, sizeof *keep, cmp_int);
-	for (size_t i = 0; i < n; i++) {
-		if (keep[i] < (int)from)
-			continue;
-		if ((unsigned)keep[i] > from)
-			syscall(SYS_close_range, from, (unsigned)keep[i] - 1, 0U);
-		from = (unsigned)keep[i] + 1;
-	}
-	syscall(SYS_close_range, from, ~0U, 0U);
+	ax_close_fds_except(keep, n);
 }
 
 /* bubblewrap hands its kept capabilities down as inheritable and ambient

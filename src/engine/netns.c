@@ -13,6 +13,8 @@
  * the seccomp filter). */
 #include "netns.h"
 
+#include "close_fds.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <net/if.h>
@@ -85,27 +87,6 @@ int ax_net_prepare(ax_net_mode mode, ax_net *n, ax_strv *argv)
 	return 0;
 }
 
-/* Close every fd from 3 up but the N in KEEP (sorted here). */
-static void close_all_but(int *keep, int n)
-{
-	unsigned from = 3;
-
-	for (int i = 1; i < n; i++)
-		for (int j = i; j > 0 && keep[j - 1] > keep[j]; j--) {
-			int t = keep[j];
-
-			keep[j] = keep[j - 1];
-			keep[j - 1] = t;
-		}
-	for (int i = 0; i < n; i++) {
-		if (keep[i] < (int)from)
-			continue;
-		if ((unsigned)keep[i] > from)
-			syscall(SYS_close_range, from, (unsigned)keep[i] - 1, 0U);
-		from = (unsigned)keep[i] + 1;
-	}
-	syscall(SYS_close_range, from, ~0U, 0U);
-}
 
 /* The stack's process: raw system calls only (it is a copy of a process
  * that shares the engine's memory, whose other threads may hold locks). */
@@ -129,7 +110,7 @@ static __attribute__((noreturn)) void stack_main(const ax_net *n, pid_t parent)
 	{
 		int keep[4] = { n->netns_fd, n->userns_fd, n->go_r, n->ready_w > 2 ? n->ready_w : n->go_r };
 
-		close_all_but(keep, 4);
+		ax_close_fds_except(keep, 4);
 	}
 	/* Wait until the sandbox's PID 1 runs: on two cores the stack's start
 	 * (~10 ms of CPU) would otherwise compete with the sandbox's own, which
