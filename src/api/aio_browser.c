@@ -1,11 +1,11 @@
-#include "aio_browser.h"
+#include "api/aio_browser.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "aio.h"
-#include "imgsize.h"
+#include "api/aio_call.h"
+#include "lib/imgsize.h"
 
 int ax_aio_browser_info(ax_http *aio, json_t **data, ax_error *err)
 {

@@ -6,7 +6,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "http.h"
+#include "lib/http.h"
 
 /* The envelope's data {user_agent, cdp_url, vnc_url, viewport, ...}. */
 int ax_aio_browser_info(ax_http *aio, json_t **data, ax_error *err);

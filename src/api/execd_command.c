@@ -1,4 +1,4 @@
-#include "execd_command.h"
+#include "api/execd_command.h"
 
 #include <ctype.h>
 #include <stdio.h>

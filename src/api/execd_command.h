@@ -6,8 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "execd_events.h"
-#include "http.h"
+#include "api/execd_events.h"
+#include "lib/http.h"
 
 
 typedef enum ax_command_end {

@@ -1,4 +1,4 @@
-#include "execd_events.h"
+#include "api/execd_events.h"
 
 #include <ctype.h>
 #include <stdio.h>

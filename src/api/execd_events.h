@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "error.h"
+#include "lib/ax_error.h"
 
 typedef struct ax_command_events {
 	/* Called for each stdout/stderr line (without its terminator) as it

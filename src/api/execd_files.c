@@ -1,4 +1,4 @@
-#include "execd_files.h"
+#include "api/execd_files.h"
 
 #include <errno.h>
 #include <stdio.h>

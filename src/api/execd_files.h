@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <jansson.h>
 
-#include "error.h"
-#include "http.h"
+#include "lib/ax_error.h"
+#include "lib/http.h"
 
 /* Takes the next chunk of a download; -1 with ERR filled stops the transfer. */
 typedef int (*ax_execd_sink)(void *ud, const char *data, size_t len, ax_error *err);

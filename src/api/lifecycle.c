@@ -1,14 +1,14 @@
 #include "config.h"
 
-#include "lifecycle.h"
+#include "api/lifecycle.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "fs.h"
-#include "lifecycle_decode.h"
+#include "lib/fs.h"
+#include "api/lifecycle_decode.h"
 
 void ax_lc_close(ax_lifecycle *lc)
 {

@@ -10,9 +10,9 @@
 #include <stdbool.h>
 #include <jansson.h>
 
-#include "conf.h"
-#include "error.h"
-#include "http.h"
+#include "lib/conf.h"
+#include "lib/ax_error.h"
+#include "lib/http.h"
 
 typedef struct ax_lifecycle {
 	ax_http http;

@@ -1,4 +1,4 @@
-#include "lifecycle_decode.h"
+#include "api/lifecycle_decode.h"
 
 #include <stdio.h>
 #include <stdlib.h>

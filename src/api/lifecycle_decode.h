@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <jansson.h>
 
-#include "error.h"
+#include "lib/ax_error.h"
 
 /* The answer to METHOD PATH: STATUS must be EXPECT, else ERR is the server's
  * error as one line ("Sandbox error [CODE]: message"). With OUT, a non-empty

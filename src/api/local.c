@@ -1,7 +1,7 @@
 /* Starting the embedded engine on demand, so `allox-cli sandbox create` just works. */
 #include "config.h"
 
-#include "lifecycle.h"
+#include "api/lifecycle.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fs.h"
+#include "lib/fs.h"
 
 extern char **environ;
 

@@ -1,4 +1,4 @@
-#include "mcp_client.h"
+#include "api/mcp_client.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,8 +8,8 @@
 #include <stdbool.h>
 #include <jansson.h>
 
-#include "http.h"
-#include "mcp_http.h"
+#include "lib/http.h"
+#include "api/mcp_http.h"
 
 typedef struct ax_mcp {
 	ax_http *aio;          /* borrowed */

@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include "mcp_http.h"
+#include "api/mcp_http.h"
 
 #include <stdio.h>
 #include <stdlib.h>

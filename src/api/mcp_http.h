@@ -6,7 +6,7 @@
 
 #include <jansson.h>
 
-#include "http.h"
+#include "lib/http.h"
 
 typedef struct ax_mcp_http {
 	ax_http *http;       /* borrowed; its base is the runtime's URL */

@@ -2,8 +2,8 @@
 #ifndef ALLOX_RUNTIME_CLIENT_H
 #define ALLOX_RUNTIME_CLIENT_H
 
-#include "http.h"
-#include "lifecycle.h"
+#include "lib/http.h"
+#include "api/lifecycle.h"
 
 #define AX_EXECD_PORT 44772
 

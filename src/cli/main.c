@@ -11,9 +11,9 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "command.h"
-#include "fs.h"
-#include "hidden.h"
+#include "cmd/command.h"
+#include "lib/fs.h"
+#include "cli/hidden.h"
 
 static const char *const prog = "allox-cli";
 
@@ -286,7 +286,7 @@ out:
 	return status;
 }
 
-/* __commands and __complete (src/cmd/hidden.h): for tools, not in help. */
+/* __commands and __complete (src/cli/hidden.h): for tools, not in help. */
 static int hidden_command(const ax_globals *g, int argc, char **argv)
 {
 	char *home = allox_home();

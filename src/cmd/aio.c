@@ -1,17 +1,17 @@
 /* aio exec | read: the AIO runtime's shell and file API. */
-#include "command.h"
+#include "cmd/command.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "aio.h"
-#include "aio_stream.h"
-#include "common.h"
-#include "duration.h"
-#include "execd_command.h"
-#include "hook.h"
-#include "target.h"
+#include "api/aio_call.h"
+#include "cmd/aio_stream.h"
+#include "cmd/common.h"
+#include "lib/duration.h"
+#include "api/execd_command.h"
+#include "cmd/hook.h"
+#include "cli/target.h"
 
 #define EXIT_TIMEOUT 124
 

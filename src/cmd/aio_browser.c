@@ -1,13 +1,13 @@
 /* aio browser info | aio screenshot: the sandbox's Chromium through the AIO
  * runtime (GET /v1/browser/info, GET /v1/browser/screenshot). */
-#include "command.h"
+#include "cmd/command.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "aio_browser.h"
-#include "fs.h"
-#include "target.h"
+#include "api/aio_browser.h"
+#include "lib/fs.h"
+#include "cli/target.h"
 
 /* The first browser call starts Chromium, which can take a while on a
  * loaded machine; the agent gives it up to 60 s. */

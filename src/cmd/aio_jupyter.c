@@ -1,16 +1,16 @@
 /* aio jupyter run: code in the sandbox's Jupyter kernel (POST /v1/jupyter/execute). */
-#include "command.h"
+#include "cmd/command.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "aio.h"
-#include "duration.h"
-#include "fs.h"
-#include "hook.h"
-#include "target.h"
+#include "api/aio_call.h"
+#include "lib/duration.h"
+#include "lib/fs.h"
+#include "cmd/hook.h"
+#include "cli/target.h"
 
 /* The agent's limit on a request body, which the code travels in. */
 #define CODE_MAX ((size_t)16 << 20)

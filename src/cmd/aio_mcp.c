@@ -1,14 +1,14 @@
 /* aio mcp servers | tools | call: MCP servers in the sandbox, through the
  * AIO runtime's REST bridge or its /mcp hub (src/api/mcp.c). */
-#include "command.h"
+#include "cmd/command.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "duration.h"
-#include "mcp_client.h"
-#include "output_mcp.h"
-#include "target.h"
+#include "lib/duration.h"
+#include "api/mcp_client.h"
+#include "lib/output/output_mcp.h"
+#include "cli/target.h"
 
 /* Beyond the tool's time: starting its server. */
 #define CALL_MARGIN_S 60

@@ -1,9 +1,9 @@
 /* Streaming aio exec through the AIO shell session API. */
-#include "aio_stream.h"
+#include "cmd/aio_stream.h"
 
 #include <string.h>
 
-#include "aio.h"
+#include "api/aio_call.h"
 
 /* Write what OUTPUT has beyond the *SHOWN bytes already written. */
 static int show_new(ax_stream *out, const json_t *data, size_t *shown, ax_error *err)

@@ -7,8 +7,8 @@
 #ifndef ALLOX_AIO_STREAM_H
 #define ALLOX_AIO_STREAM_H
 
-#include "command.h"
-#include "http.h"
+#include "cmd/command.h"
+#include "lib/http.h"
 
 /*
  * Run BODY (an exec request; its timeout and truncate are set here) and write

@@ -1,5 +1,5 @@
 /* checkpoint create | list | restore | delete | watch */
-#include "checkpoint.h"
+#include "cmd/checkpoint.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,10 +8,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common.h"
-#include "duration.h"
-#include "http.h"
-#include "target.h"
+#include "cmd/common.h"
+#include "lib/duration.h"
+#include "lib/http.h"
+#include "cli/target.h"
 
 static const char *const list_columns[] = { "id", "sandbox_id", "name", "state", "created_at", NULL };
 

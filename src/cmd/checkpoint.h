@@ -7,8 +7,8 @@
 
 #include <jansson.h>
 
-#include "command.h"
-#include "lifecycle.h"
+#include "cmd/command.h"
+#include "api/lifecycle.h"
 
 /* The client's object for a server Snapshot:
  * {id, sandbox_id, name, state, reason, message, created_at}. */

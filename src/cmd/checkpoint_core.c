@@ -1,4 +1,4 @@
-#include "checkpoint.h"
+#include "cmd/checkpoint.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -8,9 +8,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "http.h"
-#include "lifecycle_decode.h"
-#include "timeutil.h"
+#include "lib/http.h"
+#include "api/lifecycle_decode.h"
+#include "lib/timeutil.h"
 
 #define SIZE_HEADER "X-Allox-Snapshot-Size"
 

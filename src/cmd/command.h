@@ -15,9 +15,9 @@
 #include <stdio.h>
 #include <jansson.h>
 
-#include "conf.h"
-#include "error.h"
-#include "output.h"
+#include "lib/conf.h"
+#include "lib/ax_error.h"
+#include "lib/output.h"
 
 /*
  * What a value is. The kind decides how the parser checks and stores it (an
@@ -103,10 +103,10 @@ enum {
 };
 
 /*
- * What a command acts on. The dispatcher (ax_dispatch, src/cmd/target.c)
+ * What a command acts on. The dispatcher (ax_dispatch, src/cli/target.c)
  * resolves and opens it after the arguments are checked and before the
  * handler runs, as git's RUN_SETUP finds the repository and tmux's .target
- * the session: the handler finds it ready in ctx->target (src/cmd/target.h),
+ * the session: the handler finds it ready in ctx->target (src/cli/target.h),
  * and the dispatcher closes it, and explains a runtime call that failed by
  * the sandbox's state.
  */

@@ -1,10 +1,10 @@
-#include "common.h"
+#include "cmd/common.h"
 
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "session.h"
+#include "lib/session.h"
 
 char *ax_resolve_sandbox(ax_ctx *ctx, const char *given, ax_error *err)
 {

@@ -2,8 +2,8 @@
 #ifndef ALLOX_CMD_COMMON_H
 #define ALLOX_CMD_COMMON_H
 
-#include "command.h"
-#include "lifecycle.h"
+#include "cmd/command.h"
+#include "api/lifecycle.h"
 
 /* GIVEN if non-NULL, else the current session's sandbox; malloc'd. No
  * session: exit 1 with the hint to create or use one. */

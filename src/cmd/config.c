@@ -1,5 +1,5 @@
 /* config init | show | set | path */
-#include "command.h"
+#include "cmd/command.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fs.h"
-#include "toml.h"
+#include "lib/fs.h"
+#include "lib/toml.h"
 
 static int effective_path(ax_ctx *ctx, char **path, ax_error *err)
 {

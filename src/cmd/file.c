@@ -8,9 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "file_common.h"
-#include "hook.h"
-#include "target.h"
+#include "cmd/file_common.h"
+#include "cmd/hook.h"
+#include "cli/target.h"
 
 #define WRITE_MODE 644
 #define SPOOL_BUFFER (256 * 1024)

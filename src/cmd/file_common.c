@@ -1,4 +1,4 @@
-#include "file_common.h"
+#include "cmd/file_common.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "target.h"
+#include "cli/target.h"
 
 void ax_file_conn_init(ax_file_conn *c, ax_ctx *ctx)
 {

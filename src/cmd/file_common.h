@@ -6,11 +6,11 @@
 #include <signal.h>
 #include <stdbool.h>
 
-#include "command.h"
-#include "execd_files.h"
-#include "lifecycle.h"
-#include "path.h"
-#include "progress.h"
+#include "cmd/command.h"
+#include "api/execd_files.h"
+#include "api/lifecycle.h"
+#include "lib/path.h"
+#include "cmd/progress.h"
 
 /* The sandbox's execd as the command's target opened it (AX_TARGET_EXECD). */
 typedef struct ax_file_conn {

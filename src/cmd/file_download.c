@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "file_common.h"
-#include "file_tree.h"
-#include "target.h"
+#include "cmd/file_common.h"
+#include "cmd/file_tree.h"
+#include "cli/target.h"
 
 
 static int oom(ax_error *err)

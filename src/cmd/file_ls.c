@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "execd_files.h"
-#include "file_common.h"
+#include "api/execd_files.h"
+#include "cmd/file_common.h"
 
 static const char *const ls_columns[] = { "name", "type", "size", "mode", "modified_at", NULL };
 

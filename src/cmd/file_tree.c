@@ -1,4 +1,4 @@
-#include "file_tree.h"
+#include "cmd/file_tree.h"
 
 #include <errno.h>
 #include <ftw.h>

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "file_common.h"
+#include "cmd/file_common.h"
 
 typedef struct ax_file_tree_result {
 	unsigned long long bytes;

@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "file_common.h"
-#include "hook.h"
-#include "target.h"
+#include "cmd/file_common.h"
+#include "cmd/hook.h"
+#include "cli/target.h"
 
 static int by_bytes(const void *a, const void *b)
 {

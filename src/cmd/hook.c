@@ -1,13 +1,13 @@
 /* After a successful operation: the automatic checkpoint (the [checkpoint]
  * keys enabled, on_success, operations and strict). */
-#include "hook.h"
+#include "cmd/hook.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
-#include "checkpoint.h"
-#include "target.h"
+#include "cmd/checkpoint.h"
+#include "cli/target.h"
 
 static bool listed(const json_t *operations, const char *operation)
 {

@@ -2,7 +2,7 @@
 #ifndef ALLOX_CMD_HOOK_H
 #define ALLOX_CMD_HOOK_H
 
-#include "command.h"
+#include "cmd/command.h"
 
 /* Called by every command whose success may trigger follow-up work; its
  * row's target is a sandbox, whose lifecycle connection takes the checkpoint.

@@ -1,9 +1,9 @@
-#include "mcp_config.h"
+#include "cmd/mcp_config.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcp_name.h"
+#include "lib/mcp_name.h"
 
 static int bad(ax_error *err, const char *name, const char *what)
 {

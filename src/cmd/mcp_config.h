@@ -5,8 +5,8 @@
 
 #include <jansson.h>
 
-#include "conf.h"
-#include "error.h"
+#include "lib/conf.h"
+#include "lib/ax_error.h"
 
 /* The extensions key and its value: a JSON object as a string (extensions
  * is a string-to-string map in the lifecycle spec). */

@@ -1,4 +1,4 @@
-#include "progress.h"
+#include "cmd/progress.h"
 
 #include <stdio.h>
 #include <string.h>

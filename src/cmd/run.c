@@ -1,16 +1,16 @@
 /* run [SANDBOX_ID] COMMAND...: a command through execd, output streamed. */
-#include "command.h"
+#include "cmd/command.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "common.h"
-#include "duration.h"
-#include "execd_command.h"
-#include "hook.h"
-#include "target.h"
+#include "cmd/common.h"
+#include "lib/duration.h"
+#include "api/execd_command.h"
+#include "cmd/hook.h"
+#include "cli/target.h"
 
 #define EXIT_TIMEOUT 124
 

@@ -9,16 +9,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common.h"
-#include "duration.h"
-#include "http.h"
-#include "lifecycle_decode.h"
-#include "mcp_config.h"
-#include "quantity.h"
-#include "sandbox_policy.h"
-#include "session.h"
-#include "target.h"
-#include "timeutil.h"
+#include "cmd/common.h"
+#include "lib/duration.h"
+#include "lib/http.h"
+#include "api/lifecycle_decode.h"
+#include "cmd/mcp_config.h"
+#include "lib/quantity.h"
+#include "cmd/sandbox_policy.h"
+#include "lib/session.h"
+#include "cli/target.h"
+#include "lib/timeutil.h"
 
 #define LOCAL_IMAGE "host"
 

@@ -1,5 +1,5 @@
 /* See sandbox_policy.h. */
-#include "sandbox_policy.h"
+#include "cmd/sandbox_policy.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,8 +5,8 @@
 
 #include <jansson.h>
 
-#include "command.h"
-#include "error.h"
+#include "cmd/command.h"
+#include "lib/ax_error.h"
 
 /* Add networkPolicy to create request REQ when ARGS name domains. 0, or -1
  * with ERR (a usage error: an empty domain, or domains with a network

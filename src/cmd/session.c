@@ -1,12 +1,12 @@
 /* session current | use | clear */
-#include "command.h"
+#include "cmd/command.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
-#include "session.h"
+#include "cmd/common.h"
+#include "lib/session.h"
 
 #define NO_SESSION_HINT "Run: allox-cli sandbox create  OR  allox-cli session use <id>"
 

@@ -1,5 +1,5 @@
 /* The command table: every verb allox-cli knows, as data. */
-#include "command.h"
+#include "cmd/command.h"
 
 #include <string.h>
 

@@ -4,13 +4,13 @@
  * is not there. Values that ask for nothing (secureAccess false, an empty
  * volumes list, credentialProxy disabled, the host's own platform) are
  * honoured trivially and pass. */
-#include "engine.h"
+#include "engine/engine.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
 
-#include "egress_policy.h"
+#include "engine/egress/egress_policy.h"
 
 static const char *const known_fields[] = { "image", "snapshotId", "timeout", "resourceLimits", "env", "metadata",
 					    "entrypoint", "extensions", "networkPolicy", "platform", "secureAccess",

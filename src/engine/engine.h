@@ -10,10 +10,10 @@
 #include <time.h>
 #include <jansson.h>
 
-#include "error.h"
-#include "quantity.h"
-#include "runtime.h"
-#include "uidrange.h"
+#include "lib/ax_error.h"
+#include "lib/quantity.h"
+#include "engine/runtime/runtime.h"
+#include "engine/runtime/uidrange.h"
 
 /* A sandbox's console.log (its entrypoint's and agent's output) is capped at
  * this many bytes, and so is console.log.1, which holds the output before. */

@@ -1,5 +1,5 @@
 /* libmicrohttpd glue: collect a request, check the key, route, answer JSON. */
-#include "http_server.h"
+#include "engine/http_server.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,8 +8,8 @@
 #include <sys/random.h>
 #include <microhttpd.h>
 
-#include "listen_gate.h"
-#include "secret.h"
+#include "lib/listen_gate.h"
+#include "lib/secret.h"
 
 #define MAX_BODY (1024 * 1024)
 /* Connections are threads, but only ones with a request: the gate

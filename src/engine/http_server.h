@@ -1,7 +1,7 @@
 #ifndef ALLOX_ENGINE_HTTP_SERVER_H
 #define ALLOX_ENGINE_HTTP_SERVER_H
 
-#include "engine.h"
+#include "engine/engine.h"
 
 struct MHD_Daemon;
 struct ax_gate;

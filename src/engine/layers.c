@@ -6,10 +6,10 @@
  * without cp's start-up; a tree so deep that it runs the engine out of fds
  * is copied again by coreutils' `cp -a`, whose walk keeps only a few.
  */
-#include "engine.h"
-#include "layer_copy.h"
-#include "runtime.h"
-#include "tool.h"
+#include "engine/engine.h"
+#include "engine/runtime/layer_copy.h"
+#include "engine/runtime/runtime.h"
+#include "engine/runtime/tool.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -20,12 +20,12 @@
 #include <unistd.h>
 #include <microhttpd.h>
 
-#include "engine.h"
-#include "quantity.h"
-#include "fs.h"
-#include "egress.h"
-#include "http_server.h"
-#include "runtime.h"
+#include "engine/engine.h"
+#include "lib/quantity.h"
+#include "lib/fs.h"
+#include "engine/egress/egress.h"
+#include "engine/http_server.h"
+#include "engine/runtime/runtime.h"
 
 #ifndef LIBEXECDIR
 #define LIBEXECDIR "/usr/local/libexec"

@@ -1,6 +1,6 @@
 /* A sandbox's network as the lifecycle API sees it: the mode a create asks
  * for, and the endpoints of its ports. */
-#include "engine.h"
+#include "engine/engine.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "egress.h"
-#include "forward.h"
+#include "engine/egress/egress.h"
+#include "engine/runtime/forward.h"
 
 int ax_net_mode_parse(const char *s, ax_net_mode *mode)
 {

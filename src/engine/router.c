@@ -1,9 +1,9 @@
 /* Top-level routing of the lifecycle API. */
-#include "engine.h"
+#include "engine/engine.h"
 
 #include <string.h>
 
-#include "runtime.h"
+#include "engine/runtime/runtime.h"
 
 void ax_engine_handle(ax_engine *e, const ax_req *req, ax_resp *resp)
 {

@@ -1,5 +1,5 @@
 /* The /sandboxes routes of the lifecycle API, backed by the bubblewrap runtime. */
-#include "engine.h"
+#include "engine/engine.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -16,14 +16,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fs.h"
-#include "disk.h"
-#include "egress.h"
-#include "egress_policy.h"
-#include "host_mask.h"
-#include "runtime.h"
-#include "timeutil.h"
-#include "untrusted.h"
+#include "lib/fs.h"
+#include "engine/runtime/disk.h"
+#include "engine/egress/egress.h"
+#include "engine/egress/egress_policy.h"
+#include "engine/runtime/host_mask.h"
+#include "engine/runtime/runtime.h"
+#include "lib/timeutil.h"
+#include "engine/runtime/untrusted.h"
 
 #define MIN_TIMEOUT 60
 

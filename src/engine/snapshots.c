@@ -9,7 +9,7 @@
  * Layers are shared by reference and go only when no snapshot and no sandbox
  * refers to them, so deleting a snapshot never breaks a sandbox built on it.
  */
-#include "engine.h"
+#include "engine/engine.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -22,10 +22,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "disk.h"
-#include "fs.h"
-#include "runtime.h"
-#include "timeutil.h"
+#include "engine/runtime/disk.h"
+#include "lib/fs.h"
+#include "engine/runtime/runtime.h"
+#include "lib/timeutil.h"
 
 #define PARTIAL_SUFFIX ".partial"
 #define DELETING_SUFFIX ".deleting"

@@ -3,14 +3,14 @@
  * holding record.json (written atomically) and the sandbox's layers. The
  * in-memory map mirrors the directories so a restarted engine can re-adopt.
  */
-#include "engine.h"
+#include "engine/engine.h"
 
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fs.h"
+#include "lib/fs.h"
 
 char *ax_store_dir(const ax_engine *e, const char *id)
 {

@@ -1,4 +1,4 @@
-#include "base64.h"
+#include "lib/base64.h"
 
 #include <resolv.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-#include "close_fds.h"
+#include "lib/close_fds.h"
 
 #include <sys/syscall.h>
 #include <unistd.h>

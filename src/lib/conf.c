@@ -1,4 +1,4 @@
-#include "conf.h"
+#include "lib/conf.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -7,10 +7,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "duration.h"
-#include "fs.h"
-#include "quantity.h"
-#include "toml.h"
+#include "lib/duration.h"
+#include "lib/fs.h"
+#include "lib/quantity.h"
+#include "lib/toml.h"
 
 #define DEFAULT_OPERATIONS "[\"run\", \"file.write\", \"file.upload\", \"aio.exec\", \"aio.jupyter\"]"
 

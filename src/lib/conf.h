@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <jansson.h>
 
-#include "error.h"
+#include "lib/ax_error.h"
 
 typedef enum ax_conf_type {
 	AX_CONF_STRING,

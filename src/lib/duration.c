@@ -1,4 +1,4 @@
-#include "duration.h"
+#include "lib/duration.h"
 
 #include <ctype.h>
 #include <limits.h>

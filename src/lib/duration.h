@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 
-#include "error.h"
+#include "lib/ax_error.h"
 
 /* Parse S into *SECONDS. Errors are usage errors (exit 2) naming the accepted forms. */
 int ax_duration_parse(const char *s, long long *seconds, ax_error *err);

@@ -1,4 +1,4 @@
-#include "fs.h"
+#include "lib/fs.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "error.h"
+#include "lib/ax_error.h"
 
 /* Read PATH whole into a NUL-terminated malloc'd buffer.
  * Returns 0 on success, 1 if PATH does not exist, -1 with ERR otherwise. */

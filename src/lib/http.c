@@ -1,7 +1,7 @@
 #include "config.h"
 
-#include "http.h"
-#include "http_backend.h"
+#include "lib/http.h"
+#include "lib/http_backend.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -10,7 +10,7 @@
 #include <time.h>
 #include <sys/random.h>
 
-#include "http_retry.h"
+#include "lib/http_retry.h"
 
 int ax_http_init(ax_http *c, const char *base, const char *unix_socket, long timeout_s, ax_error *err)
 {

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <jansson.h>
 
-#include "error.h"
+#include "lib/ax_error.h"
 
 typedef struct ax_http {
 	char *base;          /* "http://host:port/v1"; for a unix socket "http://localhost/v1" */

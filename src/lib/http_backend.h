@@ -4,7 +4,7 @@
 #ifndef ALLOX_HTTP_BACKEND_H
 #define ALLOX_HTTP_BACKEND_H
 
-#include "http.h"
+#include "lib/http.h"
 
 int ax_http_native_perform(ax_http_call *call);
 void ax_http_native_close(ax_http *c);

@@ -5,7 +5,7 @@
  */
 #include "config.h"
 
-#include "http_backend.h"
+#include "lib/http_backend.h"
 
 #include <dlfcn.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
  */
 #include "config.h"
 
-#include "http_backend.h"
+#include "lib/http_backend.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "http_retry.h"
+#include "lib/http_retry.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* The completion id cache: pure JSON edits, one atomic file and its journal. */
-#include "idcache.h"
+#include "lib/idcache.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fs.h"
+#include "lib/fs.h"
 
 #define CACHE_VERSION 1
 

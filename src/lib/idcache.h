@@ -31,7 +31,7 @@
 #include <time.h>
 #include <jansson.h>
 
-#include "error.h"
+#include "lib/ax_error.h"
 
 typedef enum ax_idkind {
 	AX_ID_SANDBOX,

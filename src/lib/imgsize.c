@@ -1,4 +1,4 @@
-#include "imgsize.h"
+#include "lib/imgsize.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* The front door of a listening socket: see listen_gate.h. */
-#include "listen_gate.h"
+#include "lib/listen_gate.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <sys/socket.h>
 
-#include "error.h"
+#include "lib/ax_error.h"
 
 typedef struct ax_gate ax_gate;
 

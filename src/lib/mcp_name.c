@@ -1,4 +1,4 @@
-#include "mcp_name.h"
+#include "lib/mcp_name.h"
 
 #include <string.h>
 

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <jansson.h>
 
-#include "error.h"
+#include "lib/ax_error.h"
 
 typedef enum ax_format {
 	AX_FMT_TABLE = 1 << 0,

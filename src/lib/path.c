@@ -1,4 +1,4 @@
-#include "path.h"
+#include "lib/path.h"
 
 #include <limits.h>
 #include <stdio.h>

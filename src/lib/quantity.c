@@ -1,4 +1,4 @@
-#include "quantity.h"
+#include "lib/quantity.h"
 
 #include <stdbool.h>
 #include <stddef.h>

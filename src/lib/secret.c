@@ -1,4 +1,4 @@
-#include "secret.h"
+#include "lib/secret.h"
 
 bool ax_secret_equal(const char *secret, size_t secret_len, const char *given, size_t given_len)
 {

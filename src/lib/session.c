@@ -1,4 +1,4 @@
-#include "session.h"
+#include "lib/session.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -8,8 +8,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fs.h"
-#include "timeutil.h"
+#include "lib/fs.h"
+#include "lib/timeutil.h"
 
 void ax_session_free(ax_session *s)
 {

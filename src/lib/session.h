@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <jansson.h>
 
-#include "error.h"
+#include "lib/ax_error.h"
 
 typedef struct ax_session {
 	char *sandbox_id;

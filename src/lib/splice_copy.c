@@ -1,4 +1,4 @@
-#include "splice_copy.h"
+#include "lib/splice_copy.h"
 
 #include <errno.h>
 #include <fcntl.h>

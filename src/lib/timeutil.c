@@ -1,4 +1,4 @@
-#include "timeutil.h"
+#include "lib/timeutil.h"
 
 #include <ctype.h>
 #include <string.h>

@@ -10,7 +10,7 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
-#include "toml.h"
+#include "lib/toml.h"
 
 #include <errno.h>
 #include <limits.h>

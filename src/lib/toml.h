@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <jansson.h>
 
-#include "error.h"
+#include "lib/ax_error.h"
 
 /* Parse TEXT (LEN bytes, need not be NUL-terminated). On success store a new
  * object in *OUT and return 0. On failure return -1 with ERR->message set to

@@ -45,7 +45,7 @@ stop_engine() {
 	unmount_disks
 }
 
-# unmount_disks: the sandboxes' disks (src/engine/disk.h) that no engine
+# unmount_disks: the sandboxes' disks (src/engine/runtime/disk.h) that no engine
 # removed are mounted in this test's directory; their loop devices go with them.
 unmount_disks() {
 	for m in $(awk -v top="$TMP/" 'index($5, top) == 1 { print $5 }' /proc/self/mountinfo); do

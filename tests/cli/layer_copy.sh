@@ -1,5 +1,5 @@
 #!/bin/sh
-# The checkpoint copy of a sandbox's writable layer (src/engine/layer_copy.c):
+# The checkpoint copy of a sandbox's writable layer (src/engine/runtime/layer_copy.c):
 # the same tree as `cp -a` makes of every kind of entry an overlay layer
 # holds, a too-deep tree handed to cp -a, and clear failures. Needs
 # LAYER_COPY (tests/helpers/layer_copy), python3, mkfifo and root (whiteouts

@@ -27,9 +27,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runtime.h"
-#include "host_mask.h"
-#include "uidrange.h"
+#include "engine/runtime/runtime.h"
+#include "engine/runtime/host_mask.h"
+#include "engine/runtime/uidrange.h"
 
 #define MAX_LIST 32
 

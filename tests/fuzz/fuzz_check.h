@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "lib/ax_error.h"
 
 /* A failure is one non-empty line without control bytes, with a code. */
 static inline void fuzz_check_error(const ax_error *e)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "duration.h"
+#include "lib/duration.h"
 
 static void check_message(const ax_error *err)
 {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "execd_events.h"
+#include "api/execd_events.h"
 
 typedef struct sink {
 	char *text;

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "fuzz_check.h"
-#include "lifecycle_decode.h"
+#include "api/lifecycle_decode.h"
 
 static bool string_or_null(const json_t *v)
 {

@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "fuzz_check.h"
-#include "mcp_client.h"
-#include "mcp_http.h"
-#include "output_mcp.h"
+#include "api/mcp_client.h"
+#include "api/mcp_http.h"
+#include "lib/output/output_mcp.h"
 
 static void check_bridge(long status, const char *body, size_t len)
 {

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for the agent's multipart parser (src/agent/upload_sink.c
+ * libFuzzer target for the agent's multipart parser (src/agent/upload/upload_sink.c
  * driving libmicrohttpd's form parser, as both upload routes do). The body
  * is fed whole and again in chunks of varying sizes: both must end the same
  * way and, when they succeed, hand over the same parts with contiguous
@@ -18,7 +18,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "upload_sink.h"
+#include "agent/upload/upload_sink.h"
 
 /* What MHD's parser needs from the daemon and connection code. */
 struct MHD_Connection {

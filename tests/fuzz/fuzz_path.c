@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "path.h"
+#include "lib/path.h"
 
 static bool has_bad_component(const char *p, bool absolute)
 {

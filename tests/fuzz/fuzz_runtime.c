@@ -1,6 +1,6 @@
 /*
  * libFuzzer target for the runtime clients' decoding: the AIO envelope
- * (src/api/aio.c), execd's errors, file info and directory listings
+ * (src/api/aio_call.c), execd's errors, file info and directory listings
  * (src/api/execd_files.c), and how a Jupyter result is shown
  * (src/cmd/jupyter_show.c). The first byte picks the HTTP status; the rest
  * is the body, exactly as long as the server sent it.
@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aio.h"
-#include "execd_files.h"
+#include "api/aio_call.h"
+#include "api/execd_files.h"
 #include "fuzz_check.h"
-#include "output_jupyter.h"
+#include "lib/output/output_jupyter.h"
 
 static void check_aio(long status, const char *body, size_t len)
 {

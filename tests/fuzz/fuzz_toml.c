@@ -1,6 +1,6 @@
 /*
  * libFuzzer target for the TOML reader/editor:
- *   clang -g -fsanitize=fuzzer,address -Isrc/lib src/lib/toml.c src/lib/error.c \
+ *   clang -g -fsanitize=fuzzer,address -Isrc/lib src/lib/toml.c src/lib/ax_error.c \
  *         tests/unit/fuzz_toml.c $(pkg-config --cflags --libs jansson)
  * Any error message must be "LINE:COLUMN: reason"; anything that parses must
  * take a toml_set and still parse with the value in place, and every value
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "toml.h"
+#include "lib/toml.h"
 
 static const char *const keys[] = { "a.b", "connection.domain", "a.b.c", "\"q k\".x", "t.u.v.w" };
 

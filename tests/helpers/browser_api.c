@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "browser.h"
-#include "reaper.h"
+#include "agent/ext/browser/browser.h"
+#include "agent/core/reaper.h"
 
 static void report(const char *step, int rc, const char *ok, const struct ag_browser_error *err)
 {

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cdp.h"
+#include "agent/ext/browser/cdp.h"
 
 #define TIMEOUT_MS 20000
 

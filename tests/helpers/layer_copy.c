@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "engine.h"
-#include "layer_copy.h"
+#include "engine/engine.h"
+#include "engine/runtime/layer_copy.h"
 
 int main(int argc, char **argv)
 {

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "mcp_http.h"
+#include "api/mcp_http.h"
 
 int main(int argc, char **argv)
 {

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "seccomp_filter.h"
+#include "engine/runtime/seccomp_filter.h"
 
 int main(int argc, char **argv)
 {

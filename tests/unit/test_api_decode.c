@@ -10,11 +10,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "aio.h"
-#include "execd_files.h"
-#include "lifecycle_decode.h"
-#include "mcp_client.h"
-#include "mcp_http.h"
+#include "api/aio_call.h"
+#include "api/execd_files.h"
+#include "api/lifecycle_decode.h"
+#include "api/mcp_client.h"
+#include "api/mcp_http.h"
 
 /* TEXT without its NUL, in a block of its exact length. */
 static char *exact(const char *text, size_t *len)

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "base64.h"
-#include "cdp_msg.h"
+#include "lib/base64.h"
+#include "agent/ext/browser/cdp_msg.h"
 
 static int parse(const char *text, json_t **doc, struct cdp_msg *m)
 {

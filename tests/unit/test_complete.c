@@ -9,9 +9,9 @@
 #include <time.h>
 #include <cmocka.h>
 
-#include "fs.h"
-#include "hidden.h"
-#include "idcache.h"
+#include "lib/fs.h"
+#include "cli/hidden.h"
+#include "lib/idcache.h"
 
 #define SANDBOX "0b7b7c9e-1111-2222-3333-444455556666"
 

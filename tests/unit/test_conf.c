@@ -7,9 +7,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "conf.h"
-#include "fs.h"
-#include "toml.h"
+#include "lib/conf.h"
+#include "lib/fs.h"
+#include "lib/toml.h"
 
 static char path[256];
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "disk.h"
+#include "engine/runtime/disk.h"
 
 static bool disk(const char *line, char *mnt, size_t len)
 {

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "duration.h"
+#include "lib/duration.h"
 
 static long long parse_ok(const char *s)
 {

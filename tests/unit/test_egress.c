@@ -14,9 +14,9 @@
 #include <resolv.h>
 #include <sys/socket.h>
 
-#include "egress_dns.h"
-#include "egress_policy.h"
-#include "egress_upstream.h"
+#include "engine/egress/egress_dns.h"
+#include "engine/egress/egress_policy.h"
+#include "engine/egress/egress_upstream.h"
 
 static json_t *policy(const char *text)
 {

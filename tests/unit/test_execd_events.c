@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "execd_events.h"
+#include "api/execd_events.h"
 
 typedef struct sink {
 	char text[4096];

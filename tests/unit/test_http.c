@@ -9,8 +9,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "http.h"
-#include "http_backend.h"
+#include "lib/http.h"
+#include "lib/http_backend.h"
 
 static void expect_escape(const char *in, const char *want)
 {

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <cmocka.h>
 
-#include "http_retry.h"
+#include "lib/http_retry.h"
 
 static void test_get_retried_on_transport_failure(void **state)
 {

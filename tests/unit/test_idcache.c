@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
-#include "fs.h"
-#include "idcache.h"
+#include "lib/fs.h"
+#include "lib/idcache.h"
 
 static int setup(void **state)
 {

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "imgsize.h"
+#include "lib/imgsize.h"
 
 /* A PNG header: signature, IHDR length 13, "IHDR", width 1280, height 1024. */
 static const unsigned char png[] = {

@@ -9,8 +9,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "fs.h"
-#include "output_jupyter.h"
+#include "lib/fs.h"
+#include "lib/output/output_jupyter.h"
 
 /* A 1x1 PNG, base64 with the newline ipykernel appends. */
 #define PNG_B64 "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==\n"

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "jupyter_outputs.h"
-#include "jupyter_wire.h"
+#include "agent/ext/jupyter/jupyter_outputs.h"
+#include "agent/ext/jupyter/jupyter_wire.h"
 
 #define F(s) { (s), sizeof(s) - 1 }
 

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "listen_gate.h"
+#include "lib/listen_gate.h"
 
 /* Long enough for a slow (valgrind) run to do each step well within it. */
 #define HEADER_MS 1000

@@ -12,11 +12,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "conf.h"
-#include "fs.h"
-#include "mcp_config.h"
-#include "output_mcp.h"
-#include "toml.h"
+#include "lib/conf.h"
+#include "lib/fs.h"
+#include "cmd/mcp_config.h"
+#include "lib/output/output_mcp.h"
+#include "lib/toml.h"
 
 /* A 1x1 PNG. */
 #define PNG_B64 "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="

@@ -9,10 +9,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "mcp_client.h"
-#include "mcp_http.h"
-#include "mcp_jsonrpc.h"
-#include "mcp_session.h"
+#include "api/mcp_client.h"
+#include "api/mcp_http.h"
+#include "agent/ext/mcp/mcp_jsonrpc.h"
+#include "agent/ext/mcp/mcp_session.h"
 
 static enum mcp_kind kind_of(const char *text)
 {

@@ -20,7 +20,7 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "output.h"
+#include "lib/output.h"
 
 static const char *const instance_cols[] = {
 	"id", "name", "state", "region", "image", "created", NULL,

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "command.h"
+#include "cmd/command.h"
 
 static const char *const colors[] = { "red", "blue", NULL };
 

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "quantity.h"
+#include "lib/quantity.h"
 
 static long long ok(ax_limit_kind kind, const char *s)
 {

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "secret.h"
+#include "lib/secret.h"
 
 static const char KEY[] = "k3y-0123456789abcdef";
 

@@ -9,8 +9,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "fs.h"
-#include "session.h"
+#include "lib/fs.h"
+#include "lib/session.h"
 
 static int setup(void **state)
 {

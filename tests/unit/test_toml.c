@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "toml.h"
+#include "lib/toml.h"
 
 static json_t *parse_ok(const char *text)
 {

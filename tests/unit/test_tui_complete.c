@@ -9,8 +9,8 @@
 #include <time.h>
 #include <cmocka.h>
 
-#include "../../src/tui/complete.h"
-#include "idcache.h"
+#include "ui/complete.h"
+#include "lib/idcache.h"
 
 #define SANDBOX_1 "1b2c0000-0000-4000-8000-000000000001"
 #define SANDBOX_2 "7f000000-0000-4000-8000-000000000002"

@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "../../src/tui/layout.h"
+#include "ui/layout.h"
 
 static void assert_rect(ax_rect r, int y, int x, int h, int w)
 {

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../../src/tui/outbuf.h"
+#include "ui/outbuf.h"
 
 static void feed(ax_outbuf *b, const char *s)
 {

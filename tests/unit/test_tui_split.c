@@ -5,7 +5,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../../src/tui/split.h"
+#include "ui/split.h"
 
 /* Split LINE and compare with the NULL-terminated EXPECTED words. */
 static void expect_words(const char *line, const char *const *expected)

@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "untrusted.h"
+#include "engine/runtime/untrusted.h"
 
 static char base[64];   /* the temporary directory */
 static char layer[96];  /* base/layer: the root the engine reads below */

@@ -1,0 +1,72 @@
+/* src/agent/ext/jupyter/jupyter.h — kernels by session (issue 6).
+ * Contract between the jupyter helper (implements it) and the MCP helper (uses it). */
+#ifndef ALLOX_AGENT_JUPYTER_H
+#define ALLOX_AGENT_JUPYTER_H
+
+#include <jansson.h>
+
+struct ag_jupyter;
+
+struct ag_jupyter_error {
+	unsigned status;      /* HTTP status to answer with (400 bad input, 404 unknown kernel/session, 503 no kernel available, 500) */
+	char message[512];
+};
+
+struct ag_jupyter *ag_jupyter_new(void);     /* cheap: starts nothing */
+void ag_jupyter_free(struct ag_jupyter *j);  /* shuts every kernel down */
+
+/* Run CODE in SESSION_ID's kernel (NULL: the default session), starting the kernel
+ * (KERNEL_NAME, NULL: python3) on first use; TIMEOUT_S <= 0: the default.
+ * *RESULT is the route's `data` object: {kernel_name, session_id, status (ok|error|timeout),
+ * execution_count, outputs[...], code, msg_id}. Returns 0 (also for status error/timeout)
+ * or -1 with ERR filled. Thread-safe; calls on one session are queued. */
+int ag_jupyter_execute(struct ag_jupyter *j, const char *code, const char *kernel_name,
+		       const char *session_id, double timeout_s, json_t **result,
+		       struct ag_jupyter_error *err);
+
+/* Additions beyond the contract, for the routes and main.c. */
+
+struct ag_reaper;
+
+/* Fill ERR and return -1 (for `return ag_jupyter_fail(...)`). */
+int ag_jupyter_fail(struct ag_jupyter_error *err, unsigned status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Kernels are children of the agent: they are forked with REAPER locked and
+ * watched by it (see reaper.h). Set it before the first call; without one no
+ * kernel can start (503). */
+void ag_jupyter_set_reaper(struct ag_jupyter *j, struct ag_reaper *reaper);
+
+/* ag_jupyter_execute with the working directory a new kernel starts in
+ * (CWD NULL: $HOME); an existing kernel keeps its own. */
+int ag_jupyter_execute_in(struct ag_jupyter *j, const char *code, const char *kernel_name,
+			  const char *session_id, const char *cwd, double timeout_s, json_t **result,
+			  struct ag_jupyter_error *err);
+
+/* ag_jupyter_execute_in for an HTTP client on socket CLIENT_FD (-1: none):
+ * when that client hangs up, the running code is interrupted. */
+int ag_jupyter_execute_for(struct ag_jupyter *j, const char *code, const char *kernel_name,
+			   const char *session_id, const char *cwd, double timeout_s, int client_fd,
+			   json_t **result, struct ag_jupyter_error *err);
+
+/* Create session SESSION_ID (NULL: a new UUID) and start its kernel now.
+ * *RESULT is {session_id, kernel_name, message}; an existing session with
+ * the same kernel is no error. */
+int ag_jupyter_create(struct ag_jupyter *j, const char *session_id, const char *kernel_name, const char *cwd,
+		      json_t **result, struct ag_jupyter_error *err);
+
+/* Shut SESSION_ID's kernel down and forget the session (404 if unknown). A
+ * call running in it ends with its kernel; calls waiting for it get 404. */
+int ag_jupyter_delete(struct ag_jupyter *j, const char *session_id, struct ag_jupyter_error *err);
+/* The same for every session; returns how many there were. */
+int ag_jupyter_delete_all(struct ag_jupyter *j);
+
+/* {sessions: {ID: {kernel_name, last_used (epoch seconds), age_seconds}}}. */
+json_t *ag_jupyter_sessions(struct ag_jupyter *j);
+
+/* GET /v1/jupyter/info's data: {default_kernel, available_kernels[],
+ * active_sessions, session_timeout_seconds, max_sessions, description,
+ * kernel_detection}. */
+json_t *ag_jupyter_info(struct ag_jupyter *j);
+
+#endif
