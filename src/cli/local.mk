@@ -19,5 +19,5 @@ allox_cli_SOURCES = src/cli/main.c
 # (libaxcmd) names the `shell` handler (libaxui), which parses and completes
 # with libaxcli, and ld scans each archive once.
 allox_cli_LDFLAGS = -Wl,--as-needed
-CLI_ARCHIVES = libaxcli.a libaxui.a libaxcmd.a libaxapi.a libaxlib.a
-allox_cli_LDADD = $(CLI_ARCHIVES) $(CLI_ARCHIVES) $(CLI_DEP_LIBS) -lresolv -lm $(CRYPTO_LIBS)
+CLI_ARCHIVES = libaxcli.a libaxcmd.a libaxui.a libaxapi.a libaxlib.a libaxcli.a libaxcmd.a libaxui.a libaxapi.a libaxlib.a
+allox_cli_LDADD = $(CLI_ARCHIVES) $(CLI_DEP_LIBS) -lresolv -lm $(CRYPTO_LIBS)

@@ -1,7 +1,7 @@
 # cmocka unit tests of src/lib, the parsers and the decoders. Most link the
 # client's archives; the rest name the few sources they test.
 UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-UNIT_LDADD = $(CLI_ARCHIVES) $(CLI_ARCHIVES) $(LIB_LIBS) $(CRYPTO_LIBS) $(NCURSES_LIBS) $(READLINE_LIBS) \
+UNIT_LDADD = $(CLI_ARCHIVES) $(LIB_LIBS) $(CRYPTO_LIBS) $(NCURSES_LIBS) $(READLINE_LIBS) \
 	$(CMOCKA_LIBS)
 # Tests of the client's libraries: tests/unit/test_NAME.c against $(UNIT_LDADD).
 UNIT_TESTS += \
