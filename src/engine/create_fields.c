@@ -11,6 +11,7 @@
 #include <sys/utsname.h>
 
 #include "engine/egress/egress_policy.h"
+#include "engine/wire_error.h"
 
 static const char *const known_fields[] = { "image", "snapshotId", "timeout", "resourceLimits", "env", "metadata",
 					    "entrypoint", "extensions", "networkPolicy", "platform", "secureAccess",
@@ -39,31 +40,30 @@ static const char *host_arch(void)
 	return NULL;
 }
 
-static int refuse(ax_resp *resp, const char *field, const char *why)
+static int refuse(ax_error *err, const char *field, const char *why)
 {
-	ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER", "%s: %s", field, why);
-	return -1;
+	return ax_wire_fail(err, "SANDBOX::INVALID_PARAMETER", "%s: %s", field, why);
 }
 
-static int check_platform(const json_t *p, ax_resp *resp)
+static int check_platform(const json_t *p, ax_error *err)
 {
 	const char *os = json_string_value(json_object_get(p, "os"));
 	const char *arch = json_string_value(json_object_get(p, "arch")), *have = host_arch(), *k;
 	json_t *v;
 
 	if (!json_is_object(p))
-		return refuse(resp, "platform", "must be an object {os, arch}");
+		return refuse(err, "platform", "must be an object {os, arch}");
 	json_object_foreach((json_t *)p, k, v)
 		if (strcmp(k, "os") != 0 && strcmp(k, "arch") != 0) {
 			char f[96];
 
 			snprintf(f, sizeof f, "platform.%.60s", k);
-			return refuse(resp, f, "is not supported (os and arch are)");
+			return refuse(err, f, "is not supported (os and arch are)");
 		}
 	if (!os || strcmp(os, "linux") != 0)
-		return refuse(resp, "platform.os", "the local engine runs linux sandboxes only");
+		return refuse(err, "platform.os", "the local engine runs linux sandboxes only");
 	if (!arch || !have || strcmp(arch, have) != 0) {
-		ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER",
+		ax_wire_fail(err, "SANDBOX::INVALID_PARAMETER",
 			      "platform.arch: the local engine runs %s sandboxes only, not '%s'", have ?: "its own machine's",
 			      arch ?: "");
 		return -1;
@@ -71,7 +71,7 @@ static int check_platform(const json_t *p, ax_resp *resp)
 	return 0;
 }
 
-int ax_create_fields_check(const json_t *body, ax_net_mode mode, ax_resp *resp)
+int ax_create_fields_check(const json_t *body, ax_net_mode mode, ax_error *err)
 {
 	const json_t *limits = json_object_get(body, "resourceLimits"), *x;
 	const char *k;
@@ -80,51 +80,51 @@ int ax_create_fields_check(const json_t *body, ax_net_mode mode, ax_resp *resp)
 
 	json_object_foreach((json_t *)body, k, v)
 		if (!listed(k, known_fields, sizeof known_fields / sizeof known_fields[0])) {
-			ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER",
+			ax_wire_fail(err, "SANDBOX::INVALID_PARAMETER",
 				      "%.100s: not a create field the local engine knows, so it cannot honour it", k);
 			return -1;
 		}
 	json_object_foreach((json_t *)json_object_get(body, "extensions"), k, v)
 		if (!listed(k, known_extensions, sizeof known_extensions / sizeof known_extensions[0])) {
-			ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER",
+			ax_wire_fail(err, "SANDBOX::INVALID_PARAMETER",
 				      "extensions.%.100s: not an extension the local engine knows (it knows %s and "
 				      "allox.mcp.servers)", k, AX_NET_EXTENSION);
 			return -1;
 		}
 	json_object_foreach((json_t *)limits, k, v)
 		if (!listed(k, (const char *const[]){ "cpu", "memory", "pids", "ephemeral-storage" }, 4)) {
-			ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER",
+			ax_wire_fail(err, "SANDBOX::INVALID_PARAMETER",
 				      "resourceLimits.%.100s: the local engine cannot enforce it (it enforces cpu, memory, "
 				      "pids and ephemeral-storage)", k);
 			return -1;
 		}
 	x = json_object_get(body, "platform");
-	if (x && !json_is_null(x) && check_platform(x, resp) < 0)
+	if (x && !json_is_null(x) && check_platform(x, err) < 0)
 		return -1;
 	x = json_object_get(body, "secureAccess");
 	if (x && !json_is_null(x) && !json_is_false(x))
-		return refuse(resp, "secureAccess",
+		return refuse(err, "secureAccess",
 			      "not supported by the local engine (endpoints are on the host's loopback; the agent's carry "
 			      "their token header anyway)");
 	x = json_object_get(body, "volumes");
 	if (x && !json_is_null(x) && !(json_is_array(x) && json_array_size(x) == 0))
-		return refuse(resp, "volumes", "not supported by the local engine yet");
+		return refuse(err, "volumes", "not supported by the local engine yet");
 	x = json_object_get(body, "credentialProxy");
 	if (x && !json_is_null(x) &&
 	    !(json_is_object(x) && json_object_size(x) <= 1 &&
 	      (json_object_size(x) == 0 || json_is_false(json_object_get(x, "enabled")))))
-		return refuse(resp, "credentialProxy", "not supported by the local engine (only {\"enabled\": false})");
+		return refuse(err, "credentialProxy", "not supported by the local engine (only {\"enabled\": false})");
 	x = json_object_get(body, "networkPolicy");
 	if (!x)
 		return 0;
 	policy = ax_policy_normalize(x, why, sizeof why);
 	if (!policy) {
-		ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER", "%s", why);
+		ax_wire_fail(err, "SANDBOX::INVALID_PARAMETER", "%s", why);
 		return -1;
 	}
 	json_decref(policy);
 	if (mode != AX_NET_ISOLATED) {
-		ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER",
+		ax_wire_fail(err, "SANDBOX::INVALID_PARAMETER",
 			      "networkPolicy: needs the isolated network (extensions.%s \"isolated\", the default); a "
 			      "sandbox on the %s network cannot have its egress filtered",
 			      AX_NET_EXTENSION, mode == AX_NET_HOST ? "host's" : "\"none\"");

@@ -100,8 +100,7 @@ int ax_store_save(ax_engine *e, json_t *record, ax_error *err);
 int ax_store_save_nosync(ax_engine *e, json_t *record, ax_error *err);
 char *ax_store_dir(const ax_engine *e, const char *id);
 
-/* sandboxes.c */
-void ax_sandboxes_route(ax_engine *e, const ax_req *req, ax_resp *resp);
+/* sandbox_background.c (the domain API of sandboxes: sandbox.h) */
 void ax_sandboxes_reap(ax_engine *e);
 void ax_sandboxes_adopt(ax_engine *e);
 /* Scan the host for what the host image must hide (lock not held): at a
@@ -114,17 +113,8 @@ bool ax_sandbox_capturing(ax_engine *e, const char *id);
 int ax_sandbox_freeze_for_capture(ax_engine *e, const char *id, ax_error *err);
 void ax_sandbox_thaw_after_capture(ax_engine *e, const char *id);
 int ax_new_uuid(char out[37]);
-json_t *ax_parse_body(const ax_req *req, ax_resp *resp, bool required);
-int ax_int_param(const ax_req *req, const char *name, long def, long min, long max, long *out, ax_resp *resp);
 /* Sort newest first by createdAt, then id. */
 int ax_newest_first(const void *a, const void *b);
-/* Read page and pageSize, take the lock and make room for the selection out
- * of RECORDS; NULL (unlocked) with RESP filled on failure. */
-json_t **ax_page_begin(ax_engine *e, const ax_req *req, const json_t *records, long *page, long *size, ax_resp *resp);
-/* Answer 200 with page PAGE (of SIZE) of the N records in SEL, newest first,
- * each shown through SHOW, and the pagination block (lock held). */
-void ax_resp_page(ax_resp *resp, json_t **sel, size_t n, long page, long size,
-		  json_t *(*show)(void *arg, const json_t *rec), void *arg);
 
 /* network.c */
 /* The create request's extension that picks a sandbox's network (the
@@ -133,16 +123,18 @@ void ax_resp_page(ax_resp *resp, json_t **sel, size_t n, long page, long size,
 /* "isolated" (or NULL: the default), "none" or "host" into *MODE (may be
  * NULL); -1 for anything else. */
 int ax_net_mode_parse(const char *s, ax_net_mode *mode);
-/* GET /sandboxes/{id}/endpoints/{port} for sandbox record REC (lock held). */
-void ax_endpoint(ax_engine *e, json_t *rec, const char *port_s, ax_resp *resp);
+/* GET /sandboxes/{id}/endpoints/{port}: the Endpoint, or NULL with ERR. */
+json_t *ax_sandbox_endpoint(ax_engine *e, const char *id, const char *port, ax_error *err);
+/* PORT as a port number (1-65535); -1 with SANDBOX::INVALID_PARAMETER. */
+int ax_port_parse(const char *s, long *port, ax_error *err);
 /* Stop the endpoints' forwarders of sandbox ID (lock held). */
 void ax_endpoints_drop(ax_engine *e, const char *id);
 /* An fd of the network namespace of REC's PID 1, or -1 when it is not running. */
 int ax_netns_of(const json_t *rec);
 
-/* create_fields.c: 400 in RESP for a create field the engine cannot honour
- * (networkPolicy checked too, for a sandbox on network MODE). 0 or -1. */
-int ax_create_fields_check(const json_t *body, ax_net_mode mode, ax_resp *resp);
+/* create_fields.c: SANDBOX::INVALID_PARAMETER for a create field the engine
+ * cannot honour (networkPolicy checked too, for a sandbox on network MODE). */
+int ax_create_fields_check(const json_t *body, ax_net_mode mode, ax_error *err);
 
 /* egress_api.c: a sandbox's egress policy (networkPolicy, egress.h) and the
  * egress API. */
@@ -155,22 +147,29 @@ typedef struct ax_egress_start_arg {
 int ax_egress_hook(void *arg, int netns_fd, ax_error *err);
 /* A restarted engine's resolver for running sandbox REC, if it has a policy (lock held). */
 void ax_egress_adopt(ax_engine *e, const json_t *rec);
-/* GET /sandboxes/{id}/endpoints/18080 (lock held). */
-void ax_egress_endpoint(ax_engine *e, json_t *rec, ax_resp *resp);
+/* The endpoint of port 18080 of sandbox REC (lock held); NULL with ERR. */
+json_t *ax_egress_endpoint(ax_engine *e, json_t *rec, ax_error *err);
 /* The egress API listener's requests: /egress/<id>/policy. */
 void ax_egress_api_handle(ax_engine *e, const ax_req *req, ax_resp *resp);
 /* Stop that listener (the engine's exit). */
 void ax_egress_api_stop(ax_engine *e);
 
-/* snapshots.c: the /snapshots routes and POST /sandboxes/{id}/snapshots */
+/* snapshots.c: snapshots and their layers. The operations take the lock and
+ * return the spec's Snapshot (with its size on disk in *SIZE, -1 if not
+ * known) or fail with a wire code. */
 int ax_snapshots_load(ax_engine *e, ax_error *err);
 void ax_snapshots_adopt(ax_engine *e);
-void ax_snapshots_route(ax_engine *e, const ax_req *req, ax_resp *resp);
-/* POST /sandboxes/{id}/snapshots for sandbox record REC (lock held). */
-void ax_snapshot_create(ax_engine *e, json_t *rec, const ax_req *req, ax_resp *resp);
+/* Capture sandbox SANDBOX_ID; BODY is {name?}. */
+json_t *ax_snapshot_create(ax_engine *e, const char *sandbox_id, const json_t *body, long long *size, ax_error *err);
+json_t *ax_snapshot_get(ax_engine *e, const char *id, long long *size, ax_error *err);
+int ax_snapshot_delete(ax_engine *e, const char *id, ax_error *err);
+struct ax_page;
+/* Those of sandbox SANDBOX (NULL: any) in one of STATES (empty: any). */
+json_t *ax_snapshot_list(ax_engine *e, const json_t *states, const char *sandbox, const struct ax_page *page,
+			 ax_error *err);
 /* Fill a new sandbox record REC from snapshot SNAPSHOT_ID: image and layers
- * (lock held). -1 with RESP filled when the snapshot can't be restored. */
-int ax_snapshot_restore_into(ax_engine *e, const char *snapshot_id, json_t *rec, ax_resp *resp);
+ * (lock held). -1 with ERR when the snapshot can't be restored. */
+int ax_snapshot_restore_into(ax_engine *e, const char *snapshot_id, json_t *rec, ax_error *err);
 /* The owners' base on disk of each layer of sandbox record REC (its
  * "layers" and "layerBases"); NULL if none or ENOMEM. */
 unsigned *ax_layer_bases(const json_t *rec);

@@ -30,39 +30,6 @@ typedef struct conn_state {
 	bool keyless;   /* TCP without the key: only /health gets this far */
 } conn_state;
 
-/* CODE NULL: the message alone, as text/plain. */
-static void resp_message(ax_resp *resp, int status, const char *code, const char *fmt, va_list ap)
-	__attribute__((format(printf, 4, 0)));
-
-static void resp_message(ax_resp *resp, int status, const char *code, const char *fmt, va_list ap)
-{
-	char msg[1024];
-
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	json_decref(resp->body);
-	resp->status = status;
-	resp->body = code ? json_pack("{s:s, s:s}", "code", code, "message", msg) : json_string(msg);
-	resp->text = !code;
-}
-
-void ax_resp_error(ax_resp *resp, int status, const char *code, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	resp_message(resp, status, code, fmt, ap);
-	va_end(ap);
-}
-
-void ax_resp_text(ax_resp *resp, int status, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	resp_message(resp, status, NULL, fmt, ap);
-	va_end(ap);
-}
-
 static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
 {
 	json_t *query = cls, *list = json_object_get(query, key);

@@ -43,10 +43,21 @@ allox_engine_SOURCES = \
 	src/engine/layers.c \
 	src/engine/main.c \
 	src/engine/network.c \
-	src/engine/router.c \
-	src/engine/sandboxes.c \
+	src/engine/paging.c \
+	src/engine/request.c src/engine/request.h \
+	src/engine/route.c src/engine/route.h \
+	src/engine/routes.c src/engine/routes.h \
+	src/engine/sandbox.h \
+	src/engine/sandbox_background.c \
+	src/engine/sandbox_create.c \
+	src/engine/sandbox_ops.c \
+	src/engine/sandbox_record.c \
+	src/engine/sandbox_routes.c \
+	src/engine/sandbox_spawn.c \
+	src/engine/snapshot_routes.c \
 	src/engine/snapshots.c \
 	src/engine/store.c \
+	src/engine/wire_error.c src/engine/wire_error.h \
 	$(ENGINE_EGRESS_SOURCES) $(ENGINE_RUNTIME_SOURCES) $(TLS_ABSENT_SOURCES)
 allox_engine_CPPFLAGS = $(AM_CPPFLAGS) -DLIBEXECDIR='"$(libexecdir)"'
 allox_engine_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS) $(ENGINE_RUNTIME_CFLAGS) $(NFTABLES_CFLAGS) -pthread

@@ -1,6 +1,8 @@
 /* A sandbox's network as the lifecycle API sees it: the mode a create asks
  * for, and the endpoints of its ports. */
 #include "engine/engine.h"
+#include "engine/sandbox.h"
+#include "engine/wire_error.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -55,70 +57,89 @@ int ax_netns_of(const json_t *rec)
 	return fd;
 }
 
-void ax_endpoint(ax_engine *e, json_t *rec, const char *port_s, ax_resp *resp)
+/* An endpoint of port PORT of running sandbox REC (lock held). */
+static json_t *endpoint(ax_engine *e, json_t *rec, long port, ax_error *err)
 {
 	const json_t *rt = json_object_get(rec, "runtime");
 	const char *id = json_string_value(json_object_get(rec, "id")) ?: "";
 	/* Sandboxes started before there were modes share the host's network. */
 	const char *mode_s = json_string_value(json_object_get(rec, "network")) ?: "host";
 	ax_net_mode mode = AX_NET_HOST;
-	char *end, ep[64];
-	ax_error err;
-	long port;
+	char ep[64];
+	ax_error why;
 	int ns, rc, host_port = 0;
 
-	errno = 0;
-	port = strtol(port_s, &end, 10);
-	if (errno || end == port_s || *end || port < 1 || port > 65535) {
-		ax_resp_error(resp, 400, "SANDBOX::INVALID_PARAMETER", "port must be an integer from 1 to 65535");
-		return;
-	}
-	/* execd and the AIO runtime are both served by the agent, behind its
-	 * token, on the socket the engine made for it on the host's loopback. */
 	/* The egress API: for every sandbox (the official SDKs ask for it at
 	 * each create), served by the engine, not by anything inside. */
-	if (port == AX_EGRESS_PORT) {
-		ax_egress_endpoint(e, rec, resp);
-		return;
-	}
+	if (port == AX_EGRESS_PORT)
+		return ax_egress_endpoint(e, rec, err);
+	/* execd and the AIO runtime are both served by the agent, behind its
+	 * token, on the socket the engine made for it on the host's loopback. */
 	if (port == EXECD_PORT || port == AIO_PORT) {
 		snprintf(ep, sizeof ep, "127.0.0.1:%lld", (long long)json_integer_value(json_object_get(rt, "agentPort")));
-		resp->status = 200;
-		resp->body = json_pack("{s:s, s:{s:O}}", "endpoint", ep, "headers", "X-EXECD-ACCESS-TOKEN",
-				       json_object_get(rt, "token"));
-		return;
+		return json_pack("{s:s, s:{s:O}}", "endpoint", ep, "headers", "X-EXECD-ACCESS-TOKEN",
+				 json_object_get(rt, "token"));
 	}
 	ax_net_mode_parse(mode_s, &mode);
 	ns = ax_netns_of(rec);
 	if (ns < 0) {
-		ax_resp_error(resp, 409, "SANDBOX::NOT_RUNNING", "sandbox %s is not running", id);
-		return;
+		ax_wire_fail(err, "SANDBOX::NOT_RUNNING", "sandbox %s is not running", id);
+		return NULL;
 	}
 	if (mode == AX_NET_HOST) {
 		/* Its ports are the host's already: only say whether one listens. */
-		rc = ax_fwd_listening(ns, (int)port, &err);
+		rc = ax_fwd_listening(ns, (int)port, &why);
 		host_port = (int)port;
 	} else {
 		if (!e->forwards)
 			e->forwards = ax_fwds_new();
-		rc = e->forwards ? ax_fwd_get(e->forwards, id, ns, (int)port, &host_port, &err)
-				 : ax_fail(&err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
-		rc = rc == 0 ? 1 : strcmp(err.code, "NOT_LISTENING") == 0 ? 0 : -1;
+		rc = e->forwards ? ax_fwd_get(e->forwards, id, ns, (int)port, &host_port, &why)
+				 : ax_fail(&why, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		rc = rc == 0 ? 1 : strcmp(why.code, "NOT_LISTENING") == 0 ? 0 : -1;
 	}
 	close(ns);
 	if (rc < 0) {
-		ax_resp_error(resp, 500, "SANDBOX::RUNTIME_ERROR", "cannot make an endpoint for port %ld: %s", port,
-			      err.message);
-	} else if (rc == 0) {
-		/* The spec's endpoint is for a service listening in the sandbox: an
-		 * address for nothing could lead a client to an unrelated server. */
-		ax_resp_error(resp, 404, "SANDBOX::PORT_NOT_LISTENING",
-			      "nothing listens on port %ld in sandbox %s: start the server first", port, id);
-	} else {
-		snprintf(ep, sizeof ep, "127.0.0.1:%d", host_port);
-		resp->status = 200;
-		resp->body = json_pack("{s:s}", "endpoint", ep);
+		ax_wire_fail(err, "SANDBOX::RUNTIME_ERROR", "cannot make an endpoint for port %ld: %s", port, why.message);
+		return NULL;
 	}
+	/* The spec's endpoint is for a service listening in the sandbox: an
+	 * address for nothing could lead a client to an unrelated server. */
+	if (rc == 0) {
+		ax_wire_fail(err, "SANDBOX::PORT_NOT_LISTENING",
+			     "nothing listens on port %ld in sandbox %s: start the server first", port, id);
+		return NULL;
+	}
+	snprintf(ep, sizeof ep, "127.0.0.1:%d", host_port);
+	return json_pack("{s:s}", "endpoint", ep);
+}
+
+int ax_port_parse(const char *s, long *port, ax_error *err)
+{
+	char *end;
+
+	errno = 0;
+	*port = strtol(s, &end, 10);
+	if (errno || end == s || *end || *port < 1 || *port > 65535)
+		return ax_wire_fail(err, "SANDBOX::INVALID_PARAMETER", "port must be an integer from 1 to 65535");
+	return 0;
+}
+
+json_t *ax_sandbox_endpoint(ax_engine *e, const char *id, const char *port_s, ax_error *err)
+{
+	json_t *rec, *out = NULL;
+	long port;
+
+	pthread_mutex_lock(&e->lock);
+	if (ax_sandbox_find(e, id, err) && ax_port_parse(port_s, &port, err) == 0) {
+		/* The agent's port and token are known once it started. */
+		rec = ax_sandbox_settled(e, id);
+		if (rec)
+			out = endpoint(e, rec, port, err);
+		else
+			ax_wire_fail(err, "SANDBOX::NOT_FOUND", "sandbox %s not found", id);
+	}
+	pthread_mutex_unlock(&e->lock);
+	return out;
 }
 
 void ax_endpoints_drop(ax_engine *e, const char *id)

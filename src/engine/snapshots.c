@@ -10,6 +10,8 @@
  * refers to them, so deleting a snapshot never breaks a sandbox built on it.
  */
 #include "engine/engine.h"
+#include "engine/sandbox.h"
+#include "engine/wire_error.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -95,13 +97,13 @@ static json_t *snap_view(const json_t *snap)
 	return v;
 }
 
-/* The size travels in a header: the spec's Snapshot allows no extra field. */
-static void size_header(ax_resp *resp, const json_t *snap)
+/* Its size on disk, -1 when not known (the routes put it in a header: the
+ * spec's Snapshot allows no extra field). */
+static long long size_of(const json_t *snap)
 {
 	const json_t *size = json_object_get(snap, "sizeBytes");
 
-	if (json_is_integer(size))
-		snprintf(resp->size_header, sizeof resp->size_header, "%lld", (long long)json_integer_value(size));
+	return json_is_integer(size) ? (long long)json_integer_value(size) : -1;
 }
 
 static char *layer_path(const ax_engine *e, const char *id, const char *suffix)
@@ -409,42 +411,14 @@ static void await_capture(ax_engine *e, const json_t *snap)
 			break;
 }
 
-void ax_snapshot_create(ax_engine *e, json_t *rec, const ax_req *req, ax_resp *resp)
+/* Lock held; REC is Running sandbox SANDBOX_ID. */
+static json_t *new_snapshot(ax_engine *e, const json_t *rec, const char *sandbox_id, const char *id,
+			    const json_t *name)
 {
-	const char *sandbox_id = json_string_value(json_object_get(rec, "id"));
-	const char *state = json_string_value(json_object_get(json_object_get(rec, "status"), "state"));
-	json_t *body = ax_parse_body(req, resp, false), *name, *snap, *layers, *bases, *x;
-	capture_job *job = NULL;
-	char id[37], now[32];
-	const char *k;
-	ax_error err;
+	json_t *snap, *layers, *bases, *x;
+	char now[32];
 	size_t i;
 
-	if (!body)
-		return;
-	json_object_foreach(body, k, x)
-		if (strcmp(k, "name") != 0) {
-			ax_resp_error(resp, 400, "SNAPSHOT::INVALID_PARAMETER", "unknown field '%s' (only name is allowed)", k);
-			json_decref(body);
-			return;
-		}
-	name = json_object_get(body, "name");
-	if (name && (!json_is_string(name) || !json_string_length(name))) {
-		ax_resp_error(resp, 400, "SNAPSHOT::INVALID_PARAMETER", "name must be a non-empty string");
-		json_decref(body);
-		return;
-	}
-	if (strcmp(state ?: "", "Running") != 0) {
-		ax_resp_error(resp, 409, "SNAPSHOT::INVALID_SOURCE_STATE", "sandbox %s is %s; only a Running sandbox can be captured",
-			      sandbox_id, state ?: "in an unknown state");
-		json_decref(body);
-		return;
-	}
-	if (ax_new_uuid(id) < 0) {
-		ax_resp_error(resp, 500, "GENERAL::UNKNOWN_ERROR", "no randomness for an id");
-		json_decref(body);
-		return;
-	}
 	created_at(e, now);
 	/* The new snapshot's layers: its own, then the ones its source runs on. */
 	layers = json_pack("[s]", id);
@@ -452,7 +426,7 @@ void ax_snapshot_create(ax_engine *e, json_t *rec, const ax_req *req, ax_resp *r
 		json_array_append(layers, x);
 	snap = json_pack("{s:s, s:s}", "id", id, "sandboxId", sandbox_id);
 	if (name)
-		json_object_set(snap, "name", name);
+		json_object_set_new(snap, "name", json_deep_copy(name));
 	snap_status(e, snap, "Creating", "snapshot_accepted", NULL);
 	json_object_set_new(snap, "createdAt", json_string(now));
 	json_object_set(snap, "image", json_object_get(rec, "image"));
@@ -462,11 +436,45 @@ void ax_snapshot_create(ax_engine *e, json_t *rec, const ax_req *req, ax_resp *r
 	bases = json_object_get(rec, "layerBases") ? json_deep_copy(json_object_get(rec, "layerBases")) : json_object();
 	json_object_set(bases, id, json_object_get(rec, "uidBase") ?: json_integer(0));
 	json_object_set_new(snap, "layerBases", bases);
-	json_decref(body);
+	return snap;
+}
+
+/* Lock held. */
+static json_t *capture(ax_engine *e, const char *sandbox_id, const json_t *body, long long *size, ax_error *err)
+{
+	json_t *rec = ax_sandbox_find(e, sandbox_id, err), *name, *snap, *x, *v;
+	const char *state = json_string_value(json_object_get(json_object_get(rec, "status"), "state"));
+	capture_job *job = NULL;
+	ax_error why;
+	char id[37];
+	const char *k;
+
+	if (!rec)
+		return NULL;
+	json_object_foreach((json_t *)body, k, x)
+		if (strcmp(k, "name") != 0) {
+			ax_wire_fail(err, "SNAPSHOT::INVALID_PARAMETER", "unknown field '%s' (only name is allowed)", k);
+			return NULL;
+		}
+	name = json_object_get(body, "name");
+	if (name && (!json_is_string(name) || !json_string_length(name))) {
+		ax_wire_fail(err, "SNAPSHOT::INVALID_PARAMETER", "name must be a non-empty string");
+		return NULL;
+	}
+	if (strcmp(state ?: "", "Running") != 0) {
+		ax_wire_fail(err, "SNAPSHOT::INVALID_SOURCE_STATE", "sandbox %s is %s; only a Running sandbox can be captured",
+			     sandbox_id, state ?: "in an unknown state");
+		return NULL;
+	}
+	if (ax_new_uuid(id) < 0) {
+		ax_wire_fail(err, "GENERAL::UNKNOWN_ERROR", "no randomness for an id");
+		return NULL;
+	}
+	snap = new_snapshot(e, rec, sandbox_id, id, name);
 	json_object_set(e->snapshots, id, snap);
-	if (start_capture(e, snap, sandbox_id, &job, &err) < 0) {
-		snap_status(e, snap, "Failed", "snapshot_runtime_failed", err.message);
-		ax_engine_log(e, "snapshot %s of %s failed: %s", id, sandbox_id, err.message);
+	if (start_capture(e, snap, sandbox_id, &job, &why) < 0) {
+		snap_status(e, snap, "Failed", "snapshot_runtime_failed", why.message);
+		ax_engine_log(e, "snapshot %s of %s failed: %s", id, sandbox_id, why.message);
 	}
 	/* A quick capture is answered Ready and the capture thread writes that
 	 * record; only a capture still running when the answer goes out leaves a
@@ -476,40 +484,41 @@ void ax_snapshot_create(ax_engine *e, json_t *rec, const ax_req *req, ax_resp *r
 	await_capture(e, snap);
 	if (strcmp(snap_state(snap) ?: "", "Creating") == 0)
 		snap_save_as(e, snap, false);
-	size_header(resp, snap);
-	resp->status = 202;
-	/* The spec types Location as an absolute URI. */
-	snprintf(resp->location, sizeof resp->location, "http://%.128s/v1/snapshots/%s",
-		 req->host && *req->host && !strpbrk(req->host, " \r\n/") ? req->host : "localhost", id);
-	resp->body = snap_view(snap);
+	*size = size_of(snap);
+	v = snap_view(snap);
 	json_decref(snap);
 	if (job) {
 		/* Answered: the capture thread may thaw and free the job. */
 		job->waited = false;
 		pthread_cond_broadcast(&e->captured);
 	}
+	return v;
+}
+
+json_t *ax_snapshot_create(ax_engine *e, const char *sandbox_id, const json_t *body, long long *size, ax_error *err)
+{
+	json_t *v;
+
+	pthread_mutex_lock(&e->lock);
+	v = capture(e, sandbox_id, body, size, err);
+	pthread_mutex_unlock(&e->lock);
+	return v;
 }
 
 /* ---------- restore ---------- */
 
-int ax_snapshot_restore_into(ax_engine *e, const char *snapshot_id, json_t *rec, ax_resp *resp)
+int ax_snapshot_restore_into(ax_engine *e, const char *snapshot_id, json_t *rec, ax_error *err)
 {
 	const json_t *snap = json_object_get(e->snapshots, snapshot_id);
 
-	if (!snap) {
-		ax_resp_error(resp, 404, "SNAPSHOT::NOT_FOUND", "snapshot %s not found", snapshot_id);
-		return -1;
-	}
-	if (strcmp(snap_state(snap) ?: "", "Ready") != 0) {
-		ax_resp_error(resp, 409, "SNAPSHOT::NOT_READY", "snapshot %s is %s, not Ready", snapshot_id,
-			      snap_state(snap) ?: "in an unknown state");
-		return -1;
-	}
-	if (!json_object_get(snap, "image") || !json_array_size(json_object_get(snap, "layers"))) {
-		ax_resp_error(resp, 409, "SNAPSHOT::INVALID_RESTORE_CONFIG", "snapshot %s has no image or layers",
-			      snapshot_id);
-		return -1;
-	}
+	if (!snap)
+		return ax_wire_fail(err, "SNAPSHOT::NOT_FOUND", "snapshot %s not found", snapshot_id);
+	if (strcmp(snap_state(snap) ?: "", "Ready") != 0)
+		return ax_wire_fail(err, "SNAPSHOT::NOT_READY", "snapshot %s is %s, not Ready", snapshot_id,
+				    snap_state(snap) ?: "in an unknown state");
+	if (!json_object_get(snap, "image") || !json_array_size(json_object_get(snap, "layers")))
+		return ax_wire_fail(err, "SNAPSHOT::INVALID_RESTORE_CONFIG", "snapshot %s has no image or layers",
+				    snapshot_id);
 	json_object_set_new(rec, "snapshotId", json_string(snapshot_id));
 	json_object_set_new(rec, "image", json_deep_copy(json_object_get(snap, "image")));
 	json_object_set_new(rec, "layers", json_deep_copy(json_object_get(snap, "layers")));
@@ -518,7 +527,7 @@ int ax_snapshot_restore_into(ax_engine *e, const char *snapshot_id, json_t *rec,
 	return 0;
 }
 
-/* ---------- routes ---------- */
+/* ---------- list, get, delete ---------- */
 
 static bool in_states(const json_t *snap, const json_t *states)
 {
@@ -539,80 +548,76 @@ static json_t *list_view(void *unused, const json_t *snap)
 	return snap_view(snap);
 }
 
-static void list(ax_engine *e, const ax_req *req, ax_resp *resp)
+json_t *ax_snapshot_list(ax_engine *e, const json_t *states, const char *sandbox, const ax_page *page, ax_error *err)
 {
-	const json_t *states = json_object_get(req->query, "state");
-	const char *sandbox = json_string_value(json_array_get(json_object_get(req->query, "sandboxId"), 0));
-	long page, size;
-	json_t **sel, *snap;
+	json_t **sel, *snap, *out;
 	const char *id;
 	size_t n = 0;
 
-	sel = ax_page_begin(e, req, e->snapshots, &page, &size, resp);
-	if (!sel)
-		return;
+	pthread_mutex_lock(&e->lock);
+	sel = ax_select_begin(e->snapshots, err);
+	if (!sel) {
+		pthread_mutex_unlock(&e->lock);
+		return NULL;
+	}
 	json_object_foreach(e->snapshots, id, snap)
 		if ((!sandbox || strcmp(sandbox, json_string_value(json_object_get(snap, "sandboxId")) ?: "") == 0) &&
 		    in_states(snap, states))
 			sel[n++] = snap;
-	ax_resp_page(resp, sel, n, page, size, list_view, NULL);
+	out = ax_page_json(sel, n, page, list_view, NULL);
 	pthread_mutex_unlock(&e->lock);
 	free(sel);
+	return out;
 }
 
-static void delete_snapshot(ax_engine *e, const char *id, json_t *snap, ax_resp *resp)
+json_t *ax_snapshot_get(ax_engine *e, const char *id, long long *size, ax_error *err)
 {
+	json_t *snap, *v = NULL;
+
+	pthread_mutex_lock(&e->lock);
+	snap = json_object_get(e->snapshots, id);
+	if (!snap) {
+		ax_wire_fail(err, "SNAPSHOT::NOT_FOUND", "snapshot %s not found", id);
+	} else {
+		v = snap_view(snap);
+		*size = size_of(snap);
+	}
+	pthread_mutex_unlock(&e->lock);
+	return v;
+}
+
+/* Lock held. */
+static int delete_snapshot(ax_engine *e, const char *id, ax_error *err)
+{
+	json_t *snap = json_object_get(e->snapshots, id);
 	char *path;
 
-	if (strcmp(snap_state(snap) ?: "", "Creating") == 0) {
-		ax_resp_error(resp, 409, "SNAPSHOT::INVALID_STATE", "snapshot %s is still being created", id);
-		return;
-	}
+	if (!snap)
+		return ax_wire_fail(err, "SNAPSHOT::NOT_FOUND", "snapshot %s not found", id);
+	if (strcmp(snap_state(snap) ?: "", "Creating") == 0)
+		return ax_wire_fail(err, "SNAPSHOT::INVALID_STATE", "snapshot %s is still being created", id);
 	path = record_path(e, id);
 	if (!path || (unlink(path) < 0 && errno != ENOENT)) {
-		ax_resp_error(resp, 500, "GENERAL::UNKNOWN_ERROR", "cannot delete snapshot %s: %s", id,
-			      path ? strerror(errno) : "out of memory");
+		ax_wire_fail(err, "GENERAL::UNKNOWN_ERROR", "cannot delete snapshot %s: %s", id,
+			     path ? strerror(errno) : "out of memory");
 		free(path);
-		return;
+		return -1;
 	}
 	free(path);
 	json_object_del(e->snapshots, id);
 	ax_layers_gc(e);
 	ax_engine_log(e, "deleted snapshot %s", id);
-	resp->status = 204;
+	return 0;
 }
 
-void ax_snapshots_route(ax_engine *e, const ax_req *req, ax_resp *resp)
+int ax_snapshot_delete(ax_engine *e, const char *id, ax_error *err)
 {
-	const char *rest = req->path + strlen("/snapshots");
-	json_t *snap;
+	int rc;
 
-	if (!*rest || strcmp(rest, "/") == 0) {
-		if (strcmp(req->method, "GET") == 0)
-			list(e, req, resp);
-		else
-			ax_resp_error(resp, 405, "GENERAL::METHOD_NOT_ALLOWED", "%s not allowed on /snapshots", req->method);
-		return;
-	}
-	rest++;
-	if (strchr(rest, '/')) {
-		ax_resp_error(resp, 404, "GENERAL::NOT_FOUND", "no route for %s %s", req->method, req->path);
-		return;
-	}
 	pthread_mutex_lock(&e->lock);
-	snap = json_object_get(e->snapshots, rest);
-	if (!snap) {
-		ax_resp_error(resp, 404, "SNAPSHOT::NOT_FOUND", "snapshot %s not found", rest);
-	} else if (strcmp(req->method, "GET") == 0) {
-		resp->status = 200;
-		resp->body = snap_view(snap);
-		size_header(resp, snap);
-	} else if (strcmp(req->method, "DELETE") == 0) {
-		delete_snapshot(e, rest, snap, resp);
-	} else {
-		ax_resp_error(resp, 405, "GENERAL::METHOD_NOT_ALLOWED", "%s not allowed on /snapshots/{id}", req->method);
-	}
+	rc = delete_snapshot(e, id, err);
 	pthread_mutex_unlock(&e->lock);
+	return rc;
 }
 
 /* ---------- layers ---------- */

@@ -406,6 +406,17 @@ if [ $engine_up -eq 1 ] && [ -z "${proxy_down:-}" ]; then
 	check "proxy: GET /sandboxes/{missing} is 404 with an ErrorResponse body" \
 		eval '[ "$code" = 404 ] && jtrue "$TMP/out" "$ERROR_ENVELOPE"'
 
+	# Routing is one table: a path it lacks is 404, a method a path lacks is
+	# 405, both in the spec's error shape (direct: prism would refuse them).
+	req no-route GET "$ENGINE/v1/sandboxes/$MISSING/nothing" "" -H "OPEN-SANDBOX-API-KEY: $KEY"
+	check "engine: an unknown path is 404 GENERAL::NOT_FOUND with an ErrorResponse body" \
+		eval '[ "$code" = 404 ] && jtrue "$TMP/out" "$ERROR_ENVELOPE && d.code === \"GENERAL::NOT_FOUND\""'
+	req bad-method PUT "$ENGINE/v1/sandboxes/$MISSING/pause" "" -H "OPEN-SANDBOX-API-KEY: $KEY"
+	check "engine: a method the path lacks is 405 with an ErrorResponse body" \
+		eval '[ "$code" = 405 ] && jtrue "$TMP/out" "$ERROR_ENVELOPE && d.code === \"GENERAL::METHOD_NOT_ALLOWED\""'
+	req bad-method-snap POST "$ENGINE/v1/snapshots/$MISSING" "" -H "OPEN-SANDBOX-API-KEY: $KEY"
+	check "engine: POST /snapshots/{id} is 405" eval '[ "$code" = 405 ] && jtrue "$TMP/out" "$ERROR_ENVELOPE"'
+
 	cli "$PROXY1" sandbox create --image no-such-image:1 --entrypoint true --skip-health-check -o json
 	check "cli via proxy: create with a bad image fails with the server's error" \
 		eval '[ $rc -eq 1 ] && grep -q "Sandbox error \\[" "$TMP/err" && ! grep -q "HTTP 500" "$TMP/err"'

@@ -21,6 +21,8 @@
 #include "engine/egress/egress.h"
 #include "engine/egress/egress_policy.h"
 #include "engine/http_server.h"
+#include "engine/route.h"
+#include "engine/wire_error.h"
 #include "lib/secret.h"
 
 #define AUTH_HEADER "OPENSANDBOX-EGRESS-AUTH"
@@ -98,30 +100,28 @@ static int egress_listener(ax_engine *e, ax_error *err)
 	return 0;
 }
 
-void ax_egress_endpoint(ax_engine *e, json_t *rec, ax_resp *resp)
+json_t *ax_egress_endpoint(ax_engine *e, json_t *rec, ax_error *err)
 {
 	const char *id = json_string_value(json_object_get(rec, "id")) ?: "";
 	char token[65], ep[160];
-	ax_error err;
+	ax_error why;
 
 	/* Sandboxes made before the egress API get their token now. */
 	if (!json_is_string(json_object_get(rec, "egressToken"))) {
 		if (random_token(token) < 0) {
-			ax_resp_error(resp, 500, "GENERAL::UNKNOWN_ERROR", "no randomness for a token");
-			return;
+			ax_wire_fail(err, "GENERAL::UNKNOWN_ERROR", "no randomness for a token");
+			return NULL;
 		}
 		json_object_set_new(rec, "egressToken", json_string(token));
-		if (ax_store_save(e, rec, &err) < 0)
-			ax_engine_log(e, "cannot save %s: %s", id, err.message);
+		if (ax_store_save(e, rec, &why) < 0)
+			ax_engine_log(e, "cannot save %s: %s", id, why.message);
 	}
-	if (egress_listener(e, &err) < 0) {
-		ax_resp_error(resp, 500, "SANDBOX::RUNTIME_ERROR", "cannot serve the egress API: %s", err.message);
-		return;
+	if (egress_listener(e, &why) < 0) {
+		ax_wire_fail(err, "SANDBOX::RUNTIME_ERROR", "cannot serve the egress API: %s", why.message);
+		return NULL;
 	}
 	snprintf(ep, sizeof ep, "127.0.0.1:%d" PREFIX "%s", e->egress_port, id);
-	resp->status = 200;
-	resp->body = json_pack("{s:s, s:{s:O}}", "endpoint", ep, "headers", AUTH_HEADER,
-			       json_object_get(rec, "egressToken"));
+	return json_pack("{s:s, s:{s:O}}", "endpoint", ep, "headers", AUTH_HEADER, json_object_get(rec, "egressToken"));
 }
 
 void ax_egress_api_stop(ax_engine *e)
@@ -152,92 +152,109 @@ static json_t *status_of(const json_t *rec)
 			 "policy", "defaultAction", none ? "deny" : "allow", "egress");
 }
 
-static void change(ax_engine *e, json_t *rec, const ax_req *req, ax_resp *resp)
+/* PATCH (add RULES) or DELETE (remove the targets of BODY) sandbox REC's
+ * policy; the policy status after it (lock held). */
+static json_t *change(ax_engine *e, json_t *rec, bool patch, const json_t *body, ax_error *err)
 {
 	const char *id = json_string_value(json_object_get(rec, "id")) ?: "", *state;
-	json_t *body, *rules = NULL, *next;
-	json_error_t jerr;
-	ax_error err;
-	char why[600];
+	json_t *rules = NULL, *next;
+	ax_error why;
+	char reason[600];
 
 	if (!json_object_get(rec, "networkPolicy")) {
-		ax_resp_text(resp, 400, "sandbox %s was created without networkPolicy, so nothing filters its egress to change; "
-		     "create it with one ({} allows everything and can be changed)", id);
-		return;
+		ax_wire_fail(err, "EGRESS::INVALID_PARAMETER",
+			     "sandbox %s was created without networkPolicy, so nothing filters its egress to change; "
+			     "create it with one ({} allows everything and can be changed)", id);
+		return NULL;
 	}
 	state = json_string_value(json_object_get(json_object_get(rec, "status"), "state")) ?: "";
 	if (strcmp(state, "Running") != 0 && strcmp(state, "Paused") != 0) {
-		ax_resp_text(resp, 400, "sandbox %s is %s: its policy can change only while it runs", id, state);
-		return;
+		ax_wire_fail(err, "EGRESS::INVALID_PARAMETER", "sandbox %s is %s: its policy can change only while it runs",
+			     id, state);
+		return NULL;
 	}
-	body = json_loadb(req->body ?: "", req->body_len, 0, &jerr);
-	if (!body) {
-		ax_resp_text(resp, 400, "the body is not JSON: %s", jerr.text);
-		return;
-	}
-	if (strcmp(req->method, "PATCH") == 0) {
-		rules = ax_policy_rules(body, why, sizeof why);
+	if (patch) {
+		rules = ax_policy_rules(body, reason, sizeof reason);
 		next = rules ? ax_policy_patch(json_object_get(rec, "networkPolicy"), rules) : NULL;
 	} else {
-		next = ax_policy_delete(json_object_get(rec, "networkPolicy"), body, why, sizeof why);
+		next = ax_policy_delete(json_object_get(rec, "networkPolicy"), body, reason, sizeof reason);
 	}
-	json_decref(body);
 	json_decref(rules);
 	if (!next) {
-		ax_resp_text(resp, 400, "%s", why);
-		return;
+		ax_wire_fail(err, "EGRESS::INVALID_PARAMETER", "%s", reason);
+		return NULL;
 	}
 	/* Enforced first: a record that says more than is enforced would lie. */
-	if (ax_egress_set_policy(e->egress, id, next, &err) < 0) {
+	if (ax_egress_set_policy(e->egress, id, next, &why) < 0) {
 		json_decref(next);
-		ax_resp_text(resp, 500, "cannot apply the policy: %s", err.message);
-		return;
+		ax_wire_fail(err, "EGRESS::RUNTIME_ERROR", "cannot apply the policy: %s", why.message);
+		return NULL;
 	}
 	json_object_set_new(rec, "networkPolicy", next);
-	if (ax_store_save(e, rec, &err) < 0)
-		ax_engine_log(e, "cannot save %s: %s", id, err.message);
-	ax_engine_log(e, "egress policy of %s changed (%s)", id, req->method);
-	resp->status = 200;
-	resp->body = status_of(rec);
+	if (ax_store_save(e, rec, &why) < 0)
+		ax_engine_log(e, "cannot save %s: %s", id, why.message);
+	ax_engine_log(e, "egress policy of %s changed (%s)", id, patch ? "PATCH" : "DELETE");
+	return status_of(rec);
 }
+
+/* Sandbox ID's record if AUTH is its token (lock held). */
+static json_t *authorized(ax_engine *e, const char *id, const char *auth)
+{
+	json_t *rec = json_object_get(e->sandboxes, id);
+	const char *token = json_string_value(json_object_get(rec, "egressToken"));
+
+	if (!token || !auth || !ax_secret_equal(token, strlen(token), auth, strlen(auth)))
+		return NULL;
+	return rec;
+}
+
+/* The routes' answers: the egress API's errors are text/plain. */
+static void policy_route(ax_engine *e, const ax_req *req, const ax_route_args *a, ax_resp *resp)
+{
+	bool get = strcmp(req->method, "GET") == 0;
+	json_t *rec, *body = NULL, *out = NULL;
+	json_error_t jerr;
+	ax_error err;
+
+	pthread_mutex_lock(&e->lock);
+	/* The same answer whether the sandbox exists or not. */
+	rec = authorized(e, a->v[0], req->egress_auth);
+	if (!rec)
+		ax_fail(&err, AX_EXIT_FAILURE, "EGRESS::UNAUTHORIZED",
+			"missing or wrong %s header (the endpoint answer of port %d carries it)", AUTH_HEADER,
+			AX_EGRESS_PORT);
+	else if (!get && !(body = json_loadb(req->body ?: "", req->body_len, 0, &jerr)))
+		ax_fail(&err, AX_EXIT_FAILURE, "EGRESS::INVALID_PARAMETER", "the body is not JSON: %s", jerr.text);
+	else
+		out = get ? status_of(rec) : change(e, rec, strcmp(req->method, "PATCH") == 0, body, &err);
+	pthread_mutex_unlock(&e->lock);
+	json_decref(body);
+	if (out) {
+		resp->status = 200;
+		resp->body = out;
+	} else {
+		ax_resp_text(resp, ax_wire_status(err.code), "%s", err.message);
+	}
+}
+
+static const ax_route egress_routes[] = {
+	{ "GET", PREFIX "{id}/policy", policy_route },
+	{ "PATCH", PREFIX "{id}/policy", policy_route },
+	{ "DELETE", PREFIX "{id}/policy", policy_route },
+	{ NULL, NULL, NULL },
+};
 
 void ax_egress_api_handle(ax_engine *e, const ax_req *req, ax_resp *resp)
 {
-	char id[128];
-	const char *rest, *token;
-	json_t *rec;
-	size_t n;
+	const ax_route *r;
+	ax_route_args args;
+	int status;
 
-	if (strncmp(req->path, PREFIX, strlen(PREFIX)) != 0) {
-		ax_resp_text(resp, 404, "no route for %s %s", req->method, req->path);
-		return;
-	}
-	n = strcspn(req->path + strlen(PREFIX), "/");
-	rest = req->path + strlen(PREFIX) + n;
-	if (n == 0 || n >= sizeof id || strcmp(rest, "/policy") != 0) {
-		ax_resp_text(resp, 404, "no route for %s %s (the egress API serves /policy)", req->method, req->path);
-		return;
-	}
-	memcpy(id, req->path + strlen(PREFIX), n);
-	id[n] = '\0';
-	pthread_mutex_lock(&e->lock);
-	rec = json_object_get(e->sandboxes, id);
-	token = json_string_value(json_object_get(rec, "egressToken"));
-	/* The same answer whether the sandbox exists or not. */
-	if (!token || !req->egress_auth ||
-	    !ax_secret_equal(token, strlen(token), req->egress_auth, strlen(req->egress_auth))) {
-		pthread_mutex_unlock(&e->lock);
-		ax_resp_text(resp, 401, "missing or wrong %s header (the endpoint answer of port %d carries it)", AUTH_HEADER,
-		     AX_EGRESS_PORT);
-		return;
-	}
-	if (strcmp(req->method, "GET") == 0) {
-		resp->status = 200;
-		resp->body = status_of(rec);
-	} else if (strcmp(req->method, "PATCH") == 0 || strcmp(req->method, "DELETE") == 0) {
-		change(e, rec, req, resp);
-	} else {
+	r = ax_route_find(egress_routes, req->method, req->path, &args, &status);
+	if (r)
+		r->fn(e, req, &args, resp);
+	else if (status == 405)
 		ax_resp_text(resp, 405, "%s not allowed on /policy", req->method);
-	}
-	pthread_mutex_unlock(&e->lock);
+	else
+		ax_resp_text(resp, 404, "no route for %s %s (the egress API serves /policy)", req->method, req->path);
 }
