@@ -106,9 +106,6 @@ int ax_create_fields_check(const json_t *body, ax_net_mode mode, ax_error *err)
 		return refuse(err, "secureAccess",
 			      "not supported by the local engine (endpoints are on the host's loopback; the agent's carry "
 			      "their token header anyway)");
-	x = json_object_get(body, "volumes");
-	if (x && !json_is_null(x) && !(json_is_array(x) && json_array_size(x) == 0))
-		return refuse(err, "volumes", "not supported by the local engine yet");
 	x = json_object_get(body, "credentialProxy");
 	if (x && !json_is_null(x) &&
 	    !(json_is_object(x) && json_object_size(x) <= 1 &&

@@ -27,6 +27,8 @@ typedef struct ax_engine {
 	char *sandboxes_dir;   /* $ALLOX_HOME/engine/sandboxes */
 	char *snapshots_dir;   /* $ALLOX_HOME/engine/snapshots: <id>.json per snapshot */
 	char *layers_dir;      /* $ALLOX_HOME/engine/layers: <snapshot id>/ per captured layer */
+	char *volumes_dir;     /* $ALLOX_HOME/volumes: named volumes (volume.h), canonical */
+	char **host_prefixes;  /* canonical directories host volumes may be below (--allow-host-volumes), NULL-terminated */
 	char *agent_path;      /* allox-agent on the host */
 	char *api_key;         /* required on TCP unless insecure */
 	const char *clock_file;/* test-only clock offset (ALLOX_ENGINE_CLOCK_OFFSET_FILE) */

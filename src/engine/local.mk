@@ -39,6 +39,7 @@ ENGINE_EGRESS_SOURCES = \
 allox_engine_SOURCES = \
 	src/engine/engine.h \
 	src/engine/create_fields.c \
+	src/engine/host_path.c src/engine/host_path.h \
 	src/engine/http_server.c src/engine/http_server.h \
 	src/engine/layers.c \
 	src/engine/main.c \
@@ -57,6 +58,7 @@ allox_engine_SOURCES = \
 	src/engine/snapshot_routes.c \
 	src/engine/snapshots.c \
 	src/engine/store.c \
+	src/engine/volume.c src/engine/volume.h \
 	src/engine/wire_error.c src/engine/wire_error.h \
 	$(ENGINE_EGRESS_SOURCES) $(ENGINE_RUNTIME_SOURCES) $(TLS_ABSENT_SOURCES)
 allox_engine_CPPFLAGS = $(AM_CPPFLAGS) -DLIBEXECDIR='"$(libexecdir)"'

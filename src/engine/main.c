@@ -41,6 +41,8 @@ typedef struct options {
 	bool nesting;
 	long long console_log_max;
 	const char *default_limit[AX_LIMIT_N];
+	const char *host_prefixes[17];   /* --allow-host-volumes, NULL-terminated */
+	size_t n_host_prefixes;
 } options;
 
 /* Limits of sandboxes whose create names none (see allox-engine(8)): the
@@ -109,6 +111,7 @@ static void usage(FILE *f)
 	      "                    [--default-cpu CPUS] [--default-memory SIZE] [--default-pids N]\n"
 	      "                    [--default-disk SIZE]\n"
 	      "                    [--uid-base UID] [--uid-ranges N] [--allow-nesting] [--console-log-max SIZE]\n"
+	      "                    [--allow-host-volumes PREFIX]...\n"
 	      "\n"
 	      "The local OpenSandbox lifecycle server behind allox-cli. It serves a unix socket in\n"
 	      "$ALLOX_HOME/run/engine.sock (and TCP with --listen), runs sandboxes with bubblewrap and\n"
@@ -131,10 +134,32 @@ static void usage(FILE *f)
 	      "  --uid-base UID       first host uid of the sandboxes' uid ranges (default 1073741824)\n"
 	      "  --uid-ranges N       how many ranges of 65536 uids to use from there (default 4096)\n"
 	      "  --allow-nesting      let sandboxes create user namespaces (nested sandboxes)\n"
+	      "  --allow-host-volumes PREFIX\n"
+	      "                       let sandboxes mount host directories below PREFIX (repeatable;\n"
+	      "                       default: no host volumes)\n"
 	      "  --console-log-max SIZE\n"
 	      "                       cap of each sandbox's console.log and of console.log.1, which\n"
 	      "                       keeps the output before (default 8Mi; 64Ki to 1Ti)\n"
 	      "  --version, --help\n", f);
+}
+
+/* The --allow-host-volumes prefixes, canonical (host_path.h compares
+ * against them), into E; -1 with a message for one that is no directory. */
+static int host_prefixes(const options *o, ax_engine *e)
+{
+	e->host_prefixes = calloc(o->n_host_prefixes + 1, sizeof *e->host_prefixes);
+	if (!e->host_prefixes)
+		return -1;
+	for (size_t i = 0; i < o->n_host_prefixes; i++) {
+		struct stat st;
+
+		e->host_prefixes[i] = realpath(o->host_prefixes[i], NULL);
+		if (!e->host_prefixes[i] || stat(e->host_prefixes[i], &st) < 0 || !S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "allox-engine: --allow-host-volumes %s: not a directory\n", o->host_prefixes[i]);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 static int parse_args(int argc, char **argv, options *o)
@@ -152,6 +177,7 @@ static int parse_args(int argc, char **argv, options *o)
 		{ "uid-base", required_argument, NULL, 'u' },
 		{ "uid-ranges", required_argument, NULL, 'r' },
 		{ "allow-nesting", no_argument, NULL, 'N' },
+		{ "allow-host-volumes", required_argument, NULL, 'v' },
 		{ "console-log-max", required_argument, NULL, 'c' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
@@ -176,6 +202,13 @@ static int parse_args(int argc, char **argv, options *o)
 		case 'P': o->default_limit[AX_LIMIT_PIDS] = optarg; break;
 		case 'D': o->default_limit[AX_LIMIT_DISK] = optarg; break;
 		case 'N': o->nesting = true; break;
+		case 'v':
+			if (o->n_host_prefixes + 1 >= sizeof o->host_prefixes / sizeof o->host_prefixes[0]) {
+				fprintf(stderr, "allox-engine: at most 16 --allow-host-volumes\n");
+				return -1;
+			}
+			o->host_prefixes[o->n_host_prefixes++] = optarg;
+			break;
 		case 'u':
 			if (parse_uint(optarg, AX_UIDRANGE_SIZE, UINT_MAX - AX_UIDRANGE_SIZE, &o->uid_base) < 0) {
 				fprintf(stderr, "allox-engine: --uid-base: expected a uid from %u to %u, got '%s'\n",
@@ -428,6 +461,11 @@ int main(int argc, char **argv)
 	e.sandboxes_dir = e.state_dir ? ax_path_join(e.state_dir, "sandboxes") : NULL;
 	e.snapshots_dir = e.state_dir ? ax_path_join(e.state_dir, "snapshots") : NULL;
 	e.layers_dir = e.state_dir ? ax_path_join(e.state_dir, "layers") : NULL;
+	e.volumes_dir = e.home ? ax_path_join(e.home, "volumes") : NULL;
+	if (host_prefixes(&o, &e) < 0) {
+		status = 2;
+		goto out;
+	}
 	run_dir = e.home ? ax_path_join(e.home, "run") : NULL;
 	sock = run_dir ? ax_path_join(run_dir, "engine.sock") : NULL;
 	lock_path = run_dir ? ax_path_join(run_dir, "engine.lock") : NULL;
@@ -592,6 +630,10 @@ out:
 	free(e.sandboxes_dir);
 	free(e.snapshots_dir);
 	free(e.layers_dir);
+	free(e.volumes_dir);
+	for (size_t i = 0; e.host_prefixes && e.host_prefixes[i]; i++)
+		free(e.host_prefixes[i]);
+	free(e.host_prefixes);
 	free(e.agent_path);
 	free(e.api_key);
 	free(run_dir);

@@ -10,6 +10,7 @@
 #include "engine/egress/egress.h"
 #include "engine/egress/egress_policy.h"
 #include "engine/wire_error.h"
+#include "engine/volume.h"
 #include "lib/fs.h"
 #include "lib/timeutil.h"
 
@@ -155,7 +156,7 @@ static int reserve(ax_engine *e, const char *id, const char *dir, const char *sn
 	if (snap[0] && ax_snapshot_restore_into(e, snap, rec, err) < 0)
 		return -1;
 	if (!dir || ax_mkdir_p(dir, 0700, &why) < 0 || ax_claim_uids(e, rec, dir, &why) < 0 ||
-	    ax_store_save_nosync(e, rec, &why) < 0) {
+	    ax_volumes_prepare(e, rec, &why) < 0 || ax_store_save_nosync(e, rec, &why) < 0) {
 		if (!dir)
 			ax_fail(&why, AX_EXIT_FAILURE, "NOMEM", "out of memory");
 		ax_engine_log(e, "create %s failed: %s", id, why.message);
@@ -190,8 +191,13 @@ static void abandon(ax_engine *e, const char *id, const char *dir, json_t *runti
 		ax_fail(why, AX_EXIT_FAILURE, "GONE", "the sandbox was deleted while it started");
 	}
 	ax_engine_log(e, "create %s failed: %s", id, why->message);
-	ax_wire_fail(err, "SANDBOX::PROVISIONING_ERROR", "cannot start sandbox: %s", why->message);
+	/* A failure the request caused (a volume's path, say) is the client's. */
+	if (strstr(why->code, "::"))
+		*err = *why;
+	else
+		ax_wire_fail(err, "SANDBOX::PROVISIONING_ERROR", "cannot start sandbox: %s", why->message);
 	ax_egress_stop(e->egress, id);
+	ax_volumes_release(e, json_object_get(e->sandboxes, id));
 	if (dir)
 		ax_rt_remove_sandbox(dir, why);
 	ax_release_uids(e, json_object_get(e->sandboxes, id), dir);
@@ -235,6 +241,8 @@ static json_t *new_record(ax_engine *e, const char *id, const json_t *body)
 		json_object_set_new(rec, "networkPolicy", ax_policy_normalize(json_object_get(body, "networkPolicy"),
 									      why, sizeof why));
 	}
+	if (json_array_size(json_object_get(body, "volumes")))
+		json_object_set_new(rec, "volumes", json_deep_copy(json_object_get(body, "volumes")));
 	if (ax_random_hex(token, 32) == 0)
 		json_object_set_new(rec, "egressToken", json_string(token));
 	/* MCP servers for the agent: in its environment, which the record keeps
@@ -299,7 +307,7 @@ json_t *ax_sandbox_create(ax_engine *e, const json_t *body, ax_error *err)
 	char id[37], *dir, snap[128] = "";
 	json_t *rec, *v = NULL;
 
-	if (check_create(body, err) < 0)
+	if (check_create(body, err) < 0 || ax_volumes_check(e, json_object_get(body, "volumes"), err) < 0)
 		return NULL;
 	if (ax_new_uuid(id) < 0) {
 		ax_wire_fail(err, "GENERAL::UNKNOWN_ERROR", "no randomness for an id");

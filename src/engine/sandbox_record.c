@@ -12,6 +12,7 @@
 #include "engine/egress/egress.h"
 #include "engine/runtime/disk.h"
 #include "engine/runtime/untrusted.h"
+#include "engine/volume.h"
 #include "engine/wire_error.h"
 #include "lib/fs.h"
 #include "lib/timeutil.h"
@@ -226,6 +227,7 @@ void ax_sandbox_destroy(ax_engine *e, const char *id, json_t *rec)
 	ax_record_handle(rec, &h);
 	ax_endpoints_drop(e, id);
 	ax_egress_stop(e->egress, id);
+	ax_volumes_release(e, rec);
 	/* Also without a runtime (an engine that died while spawning it): its
 	 * processes and cgroups are then found by id alone. */
 	if (ax_rt_kill(&h, id, &err) < 0)

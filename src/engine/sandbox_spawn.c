@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "engine/egress/egress.h"
+#include "engine/volume.h"
 #include "lib/fs.h"
 
 static int listen_loopback(int *port)
@@ -140,6 +141,8 @@ json_t *ax_sandbox_spawn(ax_engine *e, const json_t *rec, ax_error *err)
 	int lfd = -1, cfd = -1, tp[2] = { -1, -1 }, rp[2] = { -1, -1 }, ofd = -1, port = 0, cdp_port = 0, keep[6];
 	ax_net_mode mode = AX_NET_ISOLATED;
 	size_t i, n = json_array_size(ep);
+	ax_rt_volume *volumes = NULL;
+	size_t n_volumes = 0;
 	ax_rt_spec spec;
 	ax_rt_handle h;
 	json_t *x, *runtime = NULL;
@@ -249,6 +252,10 @@ json_t *ax_sandbox_spawn(ax_engine *e, const json_t *rec, ax_error *err)
 		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot hide the host's private files (see the engine's log)");
 		goto out;
 	}
+	if (ax_volumes_open(e, rec, &volumes, &n_volumes, err) < 0)
+		goto out;
+	spec.volumes = volumes;
+	spec.n_volumes = n_volumes;
 	spec.memory_bytes = limit_of(limits, AX_LIMIT_MEMORY);
 	spec.pids_max = limit_of(limits, AX_LIMIT_PIDS);
 	spec.cpu_millis = limit_of(limits, AX_LIMIT_CPU);
@@ -282,6 +289,7 @@ out:
 	for (int k = 0; k < 2; k++)
 		if (rp[k] >= 0)
 			close(rp[k]);
+	ax_volumes_close(volumes, n_volumes);
 	free(argv);
 	free_list(env);
 	free_list(layers);

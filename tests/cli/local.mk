@@ -16,6 +16,7 @@ SHELL_TESTS += \
 	tests/cli/limits.sh \
 	tests/cli/isolation.sh \
 	tests/cli/network.sh \
+	tests/cli/volumes.sh \
 	tests/cli/console_log.sh \
 	tests/cli/run.sh \
 	tests/cli/workflow.sh \

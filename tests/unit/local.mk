@@ -89,7 +89,10 @@ tests_unit_test_mcp_jsonrpc_LDADD = $(UNIT_LDADD)
 tests_unit_test_mcp_jsonrpc_CFLAGS = $(UNIT_CFLAGS)
 
 UNIT_TESTS += tests/unit/test_disk_detach tests/unit/test_egress tests/unit/test_seccomp_filter tests/unit/test_untrusted \
-	tests/unit/test_engine_route
+	tests/unit/test_engine_route tests/unit/test_host_path
+tests_unit_test_host_path_SOURCES = tests/unit/test_host_path.c src/engine/host_path.c src/engine/wire_error.c
+tests_unit_test_host_path_LDADD = $(UNIT_LDADD) $(JANSSON_LIBS)
+tests_unit_test_host_path_CFLAGS = $(UNIT_CFLAGS) $(MHD_CFLAGS)
 tests_unit_test_engine_route_SOURCES = tests/unit/test_engine_route.c src/engine/route.c src/engine/wire_error.c
 tests_unit_test_engine_route_LDADD = $(UNIT_LDADD) $(JANSSON_LIBS)
 tests_unit_test_engine_route_CFLAGS = $(UNIT_CFLAGS) $(MHD_CFLAGS)

@@ -81,24 +81,26 @@ static unsigned shifted(const ctx *c, unsigned uid)
 	return c->base + (uid < AX_RT_IDS ? uid : AX_RT_IDS - 2);
 }
 
-/* Index of the idmap from on-disk base FROM, added when new; -1 when full. */
-static int idmap_index(ctx *c, unsigned from)
+/* Index of the idmap of COUNT uids from on-disk base FROM, added when new;
+ * -1 when full. */
+static int idmap_index(ctx *c, unsigned from, unsigned count)
 {
 	ax_rootfs *rf = c->rf;
 
 	for (size_t i = 0; i < rf->n_idmaps; i++)
-		if (rf->idmap_from[i] == from)
+		if (rf->idmap_from[i] == from && rf->idmap_count[i] == count)
 			return (int)i;
 	if (rf->n_idmaps == AX_IDMAPS_MAX)
 		return -1;
 	rf->idmap_from[rf->n_idmaps] = from;
+	rf->idmap_count[rf->n_idmaps] = count;
 	return (int)rf->n_idmaps++;
 }
 
 /* Plan an idmapped, read-only bind of SRC (owners from FROM on) at DST. */
 static int plan_idmap(ctx *c, const char *src, unsigned from, const char *dst, ax_error *err)
 {
-	int k = idmap_index(c, from);
+	int k = idmap_index(c, from, AX_RT_IDS);
 	char data[12];
 
 	if (k < 0)
@@ -452,6 +454,30 @@ static int resolve(ctx *c, ax_error *err)
 	return 0;
 }
 
+/* The volumes, mounted over everything else planned. */
+static int plan_volumes(ctx *c, ax_error *err)
+{
+	if (c->spec->n_volumes > AX_VOLUMES_MAX)
+		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "more than %d volumes", AX_VOLUMES_MAX);
+	for (size_t i = 0; i < c->spec->n_volumes; i++) {
+		const ax_rt_volume *v = &c->spec->volumes[i];
+		int k = idmap_index(c, v->owner_from, v->count);
+		char fd[16], data[4];
+
+		if (k < 0)
+			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "layers and volumes come from more than %d uid ranges",
+				       AX_IDMAPS_MAX);
+		if (!v->path || v->path[0] != '/' || !v->path[1])
+			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "a volume's mount point must be below /");
+		snprintf(fd, sizeof fd, "%d", v->fd);
+		data[0] = (char)('0' + k);
+		data[1] = v->read_only ? 'r' : 'w';
+		data[2] = '\0';
+		ax_plan_add(&c->rf->mounts, AX_OP_VOLUME, fd, v->path + 1, data);
+	}
+	return 0;
+}
+
 int ax_rootfs_prepare(const ax_rt_spec *spec, ax_rootfs *rf, ax_error *err)
 {
 	ctx c;
@@ -483,6 +509,8 @@ int ax_rootfs_prepare(const ax_rt_spec *spec, ax_rootfs *rf, ax_error *err)
 		rc = ax_resolv_plan(c.sd, &c.hl, spec->uid_base, rf, err);
 	if (rc == 0)
 		ax_dev_plan(rf);
+	if (rc == 0)
+		rc = plan_volumes(&c, err);
 	if (rc == 0) {
 		char *allox = ax_rt_fmt("%s/.allox", rf->merged);
 

@@ -261,11 +261,12 @@ static int open_userns(const ax_rt_spec *s, const ax_rootfs *rf, launch *l, ax_e
 	if (l->netns_fd >= 0)
 		l->netns_fd = high_fd(l->netns_fd);
 	for (size_t k = 0; k < rf->n_idmaps; k++) {
-		if (rf->idmap_from[k] == 0) {
+		if (rf->idmap_from[k] == 0 && rf->idmap_count[k] == AX_RT_IDS) {
 			l->idmap_fds[k] = l->userns_fd;
 			continue;
 		}
-		if (ax_userns_open(rf->idmap_from[k], s->uid_base, AX_RT_IDS, s->uid_base, &l->idmap_fds[k], NULL, err) < 0)
+		if (ax_userns_open(rf->idmap_from[k], s->uid_base, rf->idmap_count[k], s->uid_base, &l->idmap_fds[k], NULL,
+				   err) < 0)
 			return -1;
 		l->idmap_fds[k] = high_fd(l->idmap_fds[k]);
 	}

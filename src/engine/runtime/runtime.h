@@ -22,6 +22,20 @@ typedef enum ax_net_mode {
 	AX_NET_HOST,      /* the host's namespace (unsafe: every host and sandbox socket) */
 } ax_net_mode;
 
+/* A directory mounted into the sandbox (a volume). Its files' owners show
+ * through an idmap: on-disk uid (and gid) owner_from + i is the sandbox's
+ * i, for i below count; other owners show as the overflow uid, and the
+ * sandbox's users from count on cannot create files there. */
+#define AX_VOLUMES_MAX 16
+
+typedef struct ax_rt_volume {
+	int fd;                      /* O_PATH fd of the directory, the caller's (mounted, not its path) */
+	const char *path;            /* mount point inside: absolute, no ".", ".." or empty component */
+	bool read_only;
+	unsigned owner_from;
+	unsigned count;              /* AX_RT_IDS or 1 */
+} ax_rt_volume;
+
 typedef struct ax_rt_spec {
 	const char *id;              /* [A-Za-z0-9_.-]{1,64}: hostname prefix (12 chars) and cgroup name */
 	const char *state_dir;       /* $ALLOX_HOME/engine/sandboxes/<id>; exists, private to the engine */
@@ -55,6 +69,9 @@ typedef struct ax_rt_spec {
 	void *net_hook_arg;
 	bool net_own_dns;            /* AX_NET_ISOLATED: the stack forwards no DNS (the hook resolves) */
 	const char *resolv_conf;     /* a host file shown as /etc/resolv.conf (read-only); NULL = the image's */
+	const ax_rt_volume *volumes; /* mounted last, in order; their mount points are made as needed
+	                              * (no symlink followed); NULL = none */
+	size_t n_volumes;
 	long long memory_bytes;      /* 0 = no limit */
 	long long pids_max;          /* 0 = no limit; counts bwrap's monitor process too */
 	long long cpu_millis;        /* CPU time per wall time, in millicores (1000 = one CPU); 0 = no limit */

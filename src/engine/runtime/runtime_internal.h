@@ -59,6 +59,9 @@ typedef enum {
 	AX_OP_DEVPTS,       /* a devpts instance on dst with options data */
 	AX_OP_IDMAP,        /* bind src (not its submounts) on dst read-only, its owners shifted by
 	                     * the idmap whose index is data[0] - '0' (ax_rootfs.idmap_from) */
+	AX_OP_VOLUME,       /* bind the directory of fd src (decimal) at dst, a path below the root
+	                     * made without following symlinks, through idmap data[0] - '0',
+	                     * read-only unless data[1] is 'w' */
 } ax_op_kind;
 
 typedef struct ax_op {
@@ -100,6 +103,7 @@ typedef struct ax_rootfs {
 	 * 0 for the image and legacy layers, a capturing sandbox's base for
 	 * checkpoint layers. */
 	unsigned idmap_from[AX_IDMAPS_MAX];
+	unsigned idmap_count[AX_IDMAPS_MAX]; /* uids mapped from there: AX_RT_IDS, or 1 (volumes) */
 	size_t n_idmaps;
 	unsigned uid_base;
 	ax_strv exec;        /* argv prefix inside the sandbox (loader and/or bound binary) */

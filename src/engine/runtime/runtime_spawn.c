@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -78,6 +79,82 @@ static int idmap_bind(const char *src, const char *dst, int userns)
 	return rc;
 }
 
+/* The directory DST below the root (made when missing, owned by the
+ * sandbox's root then) as an O_PATH fd, or -1: no component may be a
+ * symlink, whatever a layer below holds there. */
+static int mount_point(const ax_spawn *sp, const char *dst)
+{
+	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+				.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+	int at = open(sp->root, O_PATH | O_DIRECTORY | O_CLOEXEC), next, e;
+	char comp[256];
+
+	while (at >= 0 && *dst) {
+		size_t n = strcspn(dst, "/");
+		bool made;
+
+		if (n == 0 || n >= sizeof comp) {
+			close(at);
+			errno = EINVAL;
+			return -1;
+		}
+		memcpy(comp, dst, n);
+		comp[n] = '\0';
+		made = mkdirat(at, comp, 0755) == 0;
+		next = (int)syscall(SYS_openat2, at, comp, &how, sizeof how);
+		e = errno;
+		close(at);
+		if (next >= 0 && made && fchownat(next, "", sp->uid_base, sp->uid_base, AT_EMPTY_PATH) < 0) {
+			e = errno;
+			close(next);
+			next = -1;
+		}
+		errno = e;
+		at = next;
+		dst += n + (dst[n] == '/');
+	}
+	return at;
+}
+
+/* AX_OP_VOLUME, first half, in the engine's mount namespace where the
+ * directory's fd was opened (a mount of another namespace cannot be
+ * cloned): a detached, idmapped copy of it; the fd of that tree or -1. */
+static int volume_tree(const ax_spawn *sp, const ax_op *op)
+{
+	struct mount_attr attr;
+	int tree, e;
+
+	tree = (int)syscall(SYS_open_tree, atoi(op->src), "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+	if (tree < 0)
+		return -1;
+	memset(&attr, 0, sizeof attr);
+	attr.attr_set = MOUNT_ATTR_IDMAP | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+			(op->data[1] == 'w' ? 0 : MOUNT_ATTR_RDONLY);
+	attr.userns_fd = (unsigned)sp->idmap_fds[op->data[0] - '0'];
+	if (syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH, &attr, sizeof attr) < 0) {
+		e = errno;
+		close(tree);
+		errno = e;
+		return -1;
+	}
+	return tree;
+}
+
+/* AX_OP_VOLUME, second half: attach TREE on a mount point made safely. */
+static int volume_attach(const ax_spawn *sp, const ax_op *op, int tree)
+{
+	int at = mount_point(sp, op->dst), rc = -1, e;
+
+	if (at >= 0)
+		rc = (int)syscall(SYS_move_mount, tree, "", at, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
+	e = errno;
+	if (at >= 0)
+		close(at);
+	close(tree);
+	errno = e;
+	return rc;
+}
+
 static int do_op(const ax_spawn *sp, const ax_op *op)
 {
 	int fd;
@@ -106,6 +183,8 @@ static int do_op(const ax_spawn *sp, const ax_op *op)
 		return mount("tmpfs", op->dst, "tmpfs", MS_NOSUID | MS_NODEV, op->data);
 	case AX_OP_IDMAP:
 		return idmap_bind(op->src, op->dst, sp->idmap_fds[op->data[0] - '0']);
+	case AX_OP_VOLUME:
+		break;  /* volume_attach */
 	case AX_OP_MKDIR:
 		return mkdir(op->dst, 0755) < 0 && errno != EEXIST ? -1 : 0;
 	case AX_OP_MKFILE:
@@ -146,7 +225,7 @@ static __attribute__((noreturn)) void setup(const ax_spawn *sp)
 	struct sigaction sa;
 	sigset_t none;
 	char pid[16];
-	int pidlen = fmt_uint(pid, (unsigned)getpid());
+	int pidlen = fmt_uint(pid, (unsigned)getpid()), trees[AX_VOLUMES_MAX];
 	unsigned long long start = 0;
 
 	/* Read our start time ourselves: bwrap (this process after exec) may be
@@ -182,13 +261,25 @@ static __attribute__((noreturn)) void setup(const ax_spawn *sp)
 			child_fail(sp, AX_STEP_NET_STACK, 0);
 		send_rec(sp->status_w, ST_NET, 0, 0, (int)stack, 0);
 	}
+	for (size_t i = 0, v = 0; i < sp->mounts->n; i++) {
+		if (sp->mounts->ops[i].kind != AX_OP_VOLUME)
+			continue;
+		if (v == AX_VOLUMES_MAX)
+			child_fail(sp, (int)i, 0);
+		trees[v] = volume_tree(sp, &sp->mounts->ops[i]);
+		if (trees[v++] < 0)
+			child_fail(sp, (int)i, 0);
+	}
 	if (unshare(CLONE_NEWNS) < 0)
 		child_fail(sp, AX_STEP_UNSHARE, 0);
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		child_fail(sp, AX_STEP_PRIVATE, 0);
-	for (size_t i = 0; i < sp->mounts->n; i++)
-		if (do_op(sp, &sp->mounts->ops[i]) < 0)
+	for (size_t i = 0, v = 0; i < sp->mounts->n; i++) {
+		const ax_op *op = &sp->mounts->ops[i];
+
+		if ((op->kind == AX_OP_VOLUME ? volume_attach(sp, op, trees[v++]) : do_op(sp, op)) < 0)
 			child_fail(sp, (int)i, 0);
+	}
 	/* bwrap runs as the sandbox's host uid, which cannot walk the engine's
 	 * private state directories to the root: /tmp (world-searchable, and
 	 * the one path bwrap keeps reachable as /oldroot/tmp under its own
@@ -305,6 +396,10 @@ static void describe(const ax_plan *mounts, int step, int arg, int e, ax_error *
 		case AX_OP_IDMAP:
 			ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot make an idmapped mount of %s on %s: %s", op->src,
 				op->dst, m);
+			return;
+		case AX_OP_VOLUME:
+			ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot mount a volume on /%s: %s%s", op->dst, m,
+				e == ELOOP ? " (a symlink is in the way)" : "");
 			return;
 		case AX_OP_DEVPTS:
 			ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot mount devpts on %s: %s", op->dst, m);
