@@ -31,6 +31,7 @@ typedef struct ax_engine {
 	char **host_prefixes;  /* canonical directories host volumes may be below (--allow-host-volumes), NULL-terminated */
 	char *agent_path;      /* allox-agent on the host */
 	char *api_key;         /* required on TCP unless insecure */
+	char proxy_key[65];    /* the server proxy's HMAC key (proxy.h), read at start */
 	const char *clock_file;/* test-only clock offset (ALLOX_ENGINE_CLOCK_OFFSET_FILE) */
 	long create_delay_ms;  /* test-only pause between spawn and Running, without the lock (ALLOX_ENGINE_TEST_CREATE_DELAY_MS) */
 	ax_uidrange uids;      /* host uid ranges sandboxes are mapped to */
@@ -72,6 +73,7 @@ typedef struct ax_req {
 	const char *body;
 	size_t body_len;
 	const char *egress_auth; /* the OPENSANDBOX-EGRESS-AUTH header, or NULL */
+	bool unix_socket;        /* came on the engine's unix socket (not TCP) */
 } ax_req;
 
 typedef struct ax_resp {

@@ -6,8 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <microhttpd.h>
 
+#include "engine/proxy.h"
 #include "lib/listen_gate.h"
 #include "lib/secret.h"
 
@@ -171,6 +173,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	req.body = st->body;
 	req.body_len = st->len;
 	req.egress_auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "OPENSANDBOX-EGRESS-AUTH");
+	req.unix_socket = s->unix_socket;
 	req.query = json_object();
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_arg, req.query);
 
@@ -203,14 +206,23 @@ static void pass_to_mhd(void *cls, int fd, const struct sockaddr *addr, socklen_
 {
 	ax_http_server *srv = cls;
 
+	/* The server proxy relays its connections itself (proxy.h). */
+	if (!srv->handle && ax_proxy_take(srv, fd))
+		return;
 	/* MHD closes FD itself when it refuses it (at CONNECTION_LIMIT). */
 	MHD_add_connection(srv->daemon, fd, addr, addrlen);
 }
 
 int ax_http_serve(ax_http_server *srv, ax_engine *e, int fd, bool require_key, ax_error *err)
 {
+	struct sockaddr_storage a;
+	socklen_t alen = sizeof a;
+
+	/* Zeroed: the analyzer cannot tell getsockname fills it. */
+	memset(&a, 0, sizeof a);
 	srv->engine = e;
 	srv->require_key = require_key;
+	srv->unix_socket = getsockname(fd, (struct sockaddr *)&a, &alen) == 0 && a.ss_family == AF_UNIX;
 	srv->gate = NULL;
 	/* A thread per connection (handlers block: a create waits for its
 	 * sandbox), but the gate accepts, so idle and slow peers get none. */

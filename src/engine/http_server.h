@@ -13,6 +13,7 @@ typedef struct ax_http_server {
 	struct ax_gate *gate;       /* accepts; see listen_gate.h */
 	ax_engine *engine;
 	bool require_key;
+	bool unix_socket;           /* the listening socket is a unix one */
 	/* What answers the requests: NULL = the lifecycle API (ax_engine_handle). */
 	void (*handle)(ax_engine *e, const ax_req *req, ax_resp *resp);
 } ax_http_server;

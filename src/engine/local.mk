@@ -45,6 +45,7 @@ allox_engine_SOURCES = \
 	src/engine/main.c \
 	src/engine/network.c \
 	src/engine/paging.c \
+	src/engine/proxy.c src/engine/proxy.h src/engine/proxy_sign.c \
 	src/engine/request.c src/engine/request.h \
 	src/engine/route.c src/engine/route.h \
 	src/engine/routes.c src/engine/routes.h \
@@ -62,5 +63,5 @@ allox_engine_SOURCES = \
 	src/engine/wire_error.c src/engine/wire_error.h \
 	$(ENGINE_EGRESS_SOURCES) $(ENGINE_RUNTIME_SOURCES) $(TLS_ABSENT_SOURCES)
 allox_engine_CPPFLAGS = $(AM_CPPFLAGS) -DLIBEXECDIR='"$(libexecdir)"'
-allox_engine_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS) $(ENGINE_RUNTIME_CFLAGS) $(NFTABLES_CFLAGS) -pthread
-allox_engine_LDADD = $(ENGINE_RUNTIME_LIBS) $(MHD_SERVER_LIBS) $(NFTABLES_LIBS) -lresolv -lpthread
+allox_engine_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS) $(CRYPTO_CFLAGS) $(ENGINE_RUNTIME_CFLAGS) $(NFTABLES_CFLAGS) -pthread
+allox_engine_LDADD = $(ENGINE_RUNTIME_LIBS) $(MHD_SERVER_LIBS) $(NFTABLES_LIBS) $(CRYPTO_LIBS) -lresolv -lpthread

@@ -25,6 +25,7 @@
 #include "lib/fs.h"
 #include "engine/egress/egress.h"
 #include "engine/http_server.h"
+#include "engine/proxy.h"
 #include "engine/runtime/runtime.h"
 
 #ifndef LIBEXECDIR
@@ -545,7 +546,7 @@ int main(int argc, char **argv)
 	if (access(e.agent_path, X_OK) < 0)
 		ax_engine_log(&e, "warning: agent %s is not executable", e.agent_path);
 	ax_rt_hold_freezer();
-	if (ax_store_load(&e, &err) < 0 || ax_snapshots_load(&e, &err) < 0)
+	if (ax_proxy_key_load(&e, &err) < 0 || ax_store_load(&e, &err) < 0 || ax_snapshots_load(&e, &err) < 0)
 		goto fail;
 	/* Sandboxes are detached from us, but their processes should come back
 	 * here when they end so we can reap them (the host's init may not). */

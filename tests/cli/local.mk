@@ -17,6 +17,7 @@ SHELL_TESTS += \
 	tests/cli/isolation.sh \
 	tests/cli/network.sh \
 	tests/cli/volumes.sh \
+	tests/cli/proxy.sh \
 	tests/cli/console_log.sh \
 	tests/cli/run.sh \
 	tests/cli/workflow.sh \

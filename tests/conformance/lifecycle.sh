@@ -344,6 +344,20 @@ if [ $engine_up -eq 1 ] && [ -z "${proxy_down:-}" ] && [ -n "${ID:-}" ]; then
 	check "proxy: GET /sandboxes/{id}/endpoints/8080" \
 		eval '[ "$code" = 200 ] && jtrue "$TMP/out" "typeof d.endpoint === \"string\" && !/^[a-z]+:\\/\\//.test(d.endpoint)"'
 
+	req endpoint-proxied GET "$PROXY/sandboxes/$ID/endpoints/44772?use_server_proxy=true" "" \
+		-H "OPEN-SANDBOX-API-KEY: $KEY"
+	check "proxy: GET /sandboxes/{id}/endpoints/44772?use_server_proxy=true goes through the engine" \
+		eval '[ "$code" = 200 ] && jtrue "$TMP/out" "/\\/v1\\/sandboxes\\/[^/]+\\/proxy\\/44772$/.test(d.endpoint) &&
+			typeof d.headers[\"X-Allox-Proxy-Token\"] === \"string\""'
+	req endpoint-signed GET "$PROXY/sandboxes/$ID/endpoints/44772?expires=$(($(date +%s) + 600))" "" \
+		-H "OPEN-SANDBOX-API-KEY: $KEY"
+	check "proxy: GET /sandboxes/{id}/endpoints/44772?expires=... is a signed endpoint" \
+		eval '[ "$code" = 200 ] && jtrue "$TMP/out" "/\\/proxy\\/44772\\/sig-[0-9a-z]+-[0-9a-f]{64}$/.test(d.endpoint)"'
+	req endpoint-both GET "$PROXY/sandboxes/$ID/endpoints/44772?expires=$(($(date +%s) + 600))&use_server_proxy=true" "" \
+		-H "OPEN-SANDBOX-API-KEY: $KEY"
+	check "proxy: use_server_proxy with expires is 400 with an ErrorResponse body" \
+		eval '[ "$code" = 400 ] && jtrue "$TMP/out" "$ERROR_ENVELOPE"'
+
 	cli "$PROXY1" sandbox pause "$ID" -o json
 	check "cli via proxy: sandbox pause" \
 		eval '[ $rc -eq 0 ] && jtrue "$TMP/out" "[\"paused\", \"pausing\"].includes(d.status)"'

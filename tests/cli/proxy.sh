@@ -1,0 +1,119 @@
+#!/bin/sh
+# The server proxy: with use_server_proxy the endpoint goes through the
+# engine (/v1/sandboxes/{id}/proxy/{port}), which forwards to the sandbox's
+# port a client that reaches only the engine, behind the API key or the
+# sandbox's proxy token, neither of which reaches the sandbox; with expires
+# the endpoint is signed and the engine refuses it once expired or altered.
+. "${TESTS_DIR:-tests}/cli/lib.sh"
+. "${TESTS_DIR:-tests}/cli/engine_lib.sh"
+trap 'stop_engine; rm -rf "$TMP"' EXIT
+export ALLOX_ENGINE_CLOCK_OFFSET_FILE="$TMP/clock"
+echo 0 >"$ALLOX_ENGINE_CLOCK_OFFSET_FILE"
+KEY=proxy-test-key-$$
+PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+BASE="http://127.0.0.1:$PORT"
+
+# api METHOD PATH [BODY]: the lifecycle API over TCP with the key; body in
+# $TMP/api, status in $code.
+api() {
+	code=$(curl -s -o "$TMP/api" -w '%{http_code}' -X "$1" -H "OPEN-SANDBOX-API-KEY: $KEY" \
+		${3:+-H 'Content-Type: application/json' -d "$3"} "$BASE/v1$2")
+}
+
+# get URL [curl args]: body in $TMP/got, status in $code.
+get() {
+	_u=$1
+	shift
+	code=$(curl -s -o "$TMP/got" -w '%{http_code}' "$@" "$_u")
+}
+
+OPEN_SANDBOX_API_KEY=$KEY run "$ALLOX_ENGINE" --home "$ALLOX_HOME" --listen "127.0.0.1:$PORT"
+[ "$rc" -eq 0 ] || { echo "engine did not start: $(cat "$TMP/err")" >&2; exit 1; }
+
+# A server in the sandbox that answers with the path and headers it got.
+SERVER='import http.server as h
+class H(h.BaseHTTPRequestHandler):
+    def do_GET(s):
+        b = (s.path + "\n" + str(s.headers)).encode()
+        s.send_response(200); s.send_header("Content-Length", str(len(b))); s.end_headers(); s.wfile.write(b)
+h.HTTPServer(("127.0.0.1", 8000), H).serve_forever()'
+api POST /sandboxes "$(jq -cn --arg s "$SERVER" '{image: {uri: "host"}, entrypoint: ["python3", "-c", $s], resourceLimits: {}}')"
+[ "$code" = 202 ] || { echo "create: $code $(cat "$TMP/api")" >&2; exit 1; }
+ID=$(jq -r .id "$TMP/api")
+listening() {
+	api GET "/sandboxes/$ID/endpoints/8000"
+	[ "$code" = 200 ]
+}
+wait_until 20 listening || echo "the sandbox's server did not start" >&2
+
+t "use_server_proxy: the endpoint goes through the engine, with the sandbox's proxy token"
+api GET "/sandboxes/$ID/endpoints/8000?use_server_proxy=true"
+[ "$code" = 200 ] || fail "status $code: $(cat "$TMP/api")"
+EP=$(jq -r .endpoint "$TMP/api")
+TOKEN=$(jq -r '.headers["X-Allox-Proxy-Token"]' "$TMP/api")
+[ "$EP" = "127.0.0.1:$PORT/v1/sandboxes/$ID/proxy/8000" ] || fail "endpoint $EP"
+[ ${#TOKEN} -eq 64 ] || fail "token $TOKEN"
+
+t "the proxy forwards the path and query, and neither the key nor the token reaches the sandbox"
+get "http://$EP/some/path?x=1" -H "X-Allox-Proxy-Token: $TOKEN" -H "X-Other: kept"
+[ "$code" = 200 ] || fail "status $code: $(cat "$TMP/got")"
+[ "$(head -1 "$TMP/got")" = "/some/path?x=1" ] || fail "path: $(head -1 "$TMP/got")"
+grep -qi '^X-Other: kept' "$TMP/got" || fail "a header was lost"
+grep -qi 'proxy-token\|open-sandbox-api-key' "$TMP/got" && fail "credentials reached the sandbox"
+get "http://$EP" -H "OPEN-SANDBOX-API-KEY: $KEY"
+[ "$code" = 200 ] && [ "$(head -1 "$TMP/got")" = / ] || fail "with the API key: $code $(head -1 "$TMP/got")"
+grep -qi 'open-sandbox-api-key' "$TMP/got" && fail "the API key reached the sandbox"
+
+t "without the key or token, or with another sandbox's token, the proxy answers 401 in the spec's shape"
+get "http://$EP/"
+[ "$code" = 401 ] || fail "no credentials: $code"
+jq -e 'keys == ["code","message"]' "$TMP/got" >/dev/null || fail "body: $(cat "$TMP/got")"
+get "http://$EP/" -H "X-Allox-Proxy-Token: $(printf '%064d' 0)"
+[ "$code" = 401 ] || fail "wrong token: $code"
+get "$BASE/v1/sandboxes/00000000-0000-4000-8000-000000000000/proxy/8000/" -H "OPEN-SANDBOX-API-KEY: $KEY"
+[ "$code" = 404 ] || fail "missing sandbox: $code"
+
+t "the agent's ports through the proxy keep the agent's token"
+api GET "/sandboxes/$ID/endpoints/44772?use_server_proxy=true"
+jq -e '.headers["X-EXECD-ACCESS-TOKEN"] and .headers["X-Allox-Proxy-Token"]' "$TMP/api" >/dev/null ||
+	fail "headers: $(cat "$TMP/api")"
+EXECD=$(jq -r .endpoint "$TMP/api")
+AGENT=$(jq -r '.headers["X-EXECD-ACCESS-TOKEN"]' "$TMP/api")
+get "http://$EXECD/ping" -H "X-Allox-Proxy-Token: $TOKEN" -H "X-EXECD-ACCESS-TOKEN: $AGENT"
+[ "$code" = 200 ] || fail "execd ping: $code $(cat "$TMP/got")"
+get "http://$EXECD/files/info?path=/etc/hostname" -H "X-Allox-Proxy-Token: $TOKEN"
+[ "$code" = 401 ] || fail "execd without its token: $code"
+
+t "expires: a signed endpoint works without headers until it expires, and not altered"
+NOW=$(date +%s)
+api GET "/sandboxes/$ID/endpoints/8000?expires=$((NOW + 600))"
+[ "$code" = 200 ] || fail "status $code: $(cat "$TMP/api")"
+SIGNED=$(jq -r .endpoint "$TMP/api")
+case $SIGNED in "127.0.0.1:$PORT/v1/sandboxes/$ID/proxy/8000/sig-"*) ;; *) fail "signed endpoint $SIGNED" ;; esac
+jq -e 'has("headers") | not' "$TMP/api" >/dev/null || fail "a signed endpoint needs headers: $(cat "$TMP/api")"
+get "http://$SIGNED/in"
+[ "$code" = 200 ] && [ "$(head -1 "$TMP/got")" = /in ] || fail "signed: $code $(head -1 "$TMP/got")"
+get "http://$(echo "$SIGNED" | sed 's/.$/0/; s/00$/01/')/in"
+[ "$code" = 401 ] || fail "altered signature: $code"
+get "http://$(echo "$SIGNED" | sed "s|/proxy/8000/|/proxy/8001/|")/in"
+[ "$code" = 401 ] || fail "signature for another port: $code"
+echo 700 >"$ALLOX_ENGINE_CLOCK_OFFSET_FILE"
+get "http://$SIGNED/in"
+[ "$code" = 401 ] || fail "expired: $code"
+echo 0 >"$ALLOX_ENGINE_CLOCK_OFFSET_FILE"
+
+t "bad combinations are 400"
+api GET "/sandboxes/$ID/endpoints/8000?expires=$((NOW + 600))&use_server_proxy=true"
+[ "$code" = 400 ] || fail "both: $code"
+api GET "/sandboxes/$ID/endpoints/8000?expires=1"
+[ "$code" = 400 ] || fail "past expiry: $code"
+api GET "/sandboxes/$ID/endpoints/8000?use_server_proxy=maybe"
+[ "$code" = 400 ] || fail "use_server_proxy=maybe: $code"
+
+t "on the unix socket both are ignored: the endpoint is the direct one"
+curl -s --unix-socket "$ALLOX_HOME/run/engine.sock" \
+	"http://x/v1/sandboxes/$ID/endpoints/8000?use_server_proxy=true" >"$TMP/out"
+jq -e '.endpoint | test("^127\\.0\\.0\\.1:[0-9]+$")' "$TMP/out" >/dev/null || fail "$(cat "$TMP/out")"
+
+api DELETE "/sandboxes/$ID"
+done_testing
