@@ -103,6 +103,15 @@ enum MHD_Result ag_reply_failure(struct ag_req *req, unsigned status, const char
 	__attribute__((format(printf, 3, 4)));
 /* The body of ag_reply_failure, for replies that need more headers. */
 json_t *ag_vfailure(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+/* execd-style failure (the spec's ErrorResponse): {"code":CODE,"message":"..."} */
+json_t *ag_vcode_error(const char *code, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+/* Is PATH one of the AIO runtime API's (under /v1/, or MCP's /mcp)? Everything
+ * else the agent serves is execd's, whose errors have another shape. */
+int ag_path_is_aio(const char *path);
+/* A refusal the server makes before any handler runs (no such route, wrong
+ * method, body too large), in the shape of the API PATH belongs to: the AIO
+ * envelope, or execd's ErrorResponse with CODE. */
+json_t *ag_refusal(const char *path, const char *code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* A complete JSON response (Content-Type set) for BODY, which it steals; NULL on ENOMEM. */
 struct MHD_Response *ag_json_response(json_t *body);
 /* Queue RESP with the headers every reply carries, then release it. */
