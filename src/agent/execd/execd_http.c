@@ -18,6 +18,17 @@ enum MHD_Result ag_execd_error(struct ag_req *req, unsigned status, const char *
 	return ag_reply_json(req, status, o);
 }
 
+json_t *ag_execd_body_json(struct ag_req *req, enum MHD_Result *rc)
+{
+	json_error_t jerr;
+	json_t *o = json_loadb(req->body, req->body_len, 0, &jerr);
+
+	if (!o)
+		*rc = ag_execd_error(req, MHD_HTTP_BAD_REQUEST, AG_E_INVALID_REQUEST,
+				     "error parsing request, MAYBE invalid body format. %s", jerr.text);
+	return o;
+}
+
 enum MHD_Result ag_execd_fs_error(struct ag_req *req, const char *what, const char *path, int errnum)
 {
 	if (errnum == ENOENT || errnum == ENOTDIR)
