@@ -44,6 +44,8 @@ AGENT_EXECD_SOURCES = \
 	src/agent/execd/execd_range.c src/agent/execd/execd_range.h \
 	src/agent/execd/execd_registry.c src/agent/execd/execd_registry.h \
 	src/agent/execd/execd_replace.c src/agent/execd/execd_replace.h \
+	src/agent/execd/execd_session.c src/agent/execd/execd_session.h \
+	src/agent/execd/execd_session_routes.h src/agent/execd/execd_session_run.c \
 	src/agent/execd/execd_stream.c src/agent/execd/execd_stream.h \
 	src/agent/execd/execd_upload.c src/agent/execd/execd_upload.h \
 	src/agent/execd/routes_execd.h

@@ -16,6 +16,7 @@
 struct ag_reaper;
 struct aio_sessions;
 struct execd_registry;
+struct execd_sessions;
 struct ag_jupyter;
 struct ag_browser;
 struct ag_mcp;
@@ -34,6 +35,7 @@ struct ag_ctx {
 	struct ag_reaper *reaper;   /* register children you spawn and wait for; see reaper.h */
 	struct aio_sessions *aio_sessions;      /* AIO shell sessions; see aio_session.h */
 	struct execd_registry *execd;           /* execd commands by id; see execd_registry.h */
+	struct execd_sessions *sessions;        /* execd bash sessions; see execd_session.h */
 	struct ag_jupyter *jupyter;             /* Jupyter kernels by session; see jupyter.h */
 	struct ag_browser *browser;             /* the sandbox's Chromium; see browser.h */
 	struct ag_mcp *mcp;                     /* MCP servers and /mcp sessions; see mcp.h */

@@ -7,6 +7,7 @@
 #include "agent/execd/execd_download.h"
 #include "agent/execd/execd_file_routes.h"
 #include "agent/execd/execd_metrics.h"
+#include "agent/execd/execd_session_routes.h"
 #include "agent/execd/execd_upload.h"
 
 /* "/command/status/" before "/command/": the first matching row wins. */
@@ -26,6 +27,9 @@
 	{ "GET", "/directories/list", AG_EXACT, ag_execd_dirs_list, AG_BODY_NONE, 0, NULL }, \
 	{ "POST", "/directories", AG_EXACT, ag_execd_dirs_make, AG_BODY_BUFFER, 0, NULL }, \
 	{ "DELETE", "/directories", AG_EXACT, ag_execd_dirs_remove, AG_BODY_NONE, 0, NULL }, \
+	{ "POST", "/session", AG_EXACT, ag_execd_session_create, AG_BODY_BUFFER, 0, NULL }, \
+	{ "POST", "/session/", AG_PREFIX, ag_execd_session_run, AG_BODY_BUFFER, 0, NULL }, \
+	{ "DELETE", "/session/", AG_PREFIX, ag_execd_session_delete, AG_BODY_NONE, 0, NULL }, \
 	{ "GET", "/metrics", AG_EXACT, ag_execd_metrics, AG_BODY_NONE, 0, NULL }, \
 	{ "GET", "/metrics/watch", AG_EXACT, ag_execd_metrics_watch, AG_BODY_NONE, 0, NULL },
 
