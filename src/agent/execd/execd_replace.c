@@ -97,7 +97,7 @@ int ag_replace_in_file(const char *path, const char *old, size_t old_len, const 
 		       long long *replaced)
 {
 	struct rewrite r = { -1, -1, old, new, old_len, new_len, NULL, 0, 0 };
-	char tmp[4096];
+	char tmp[4096] = "";
 	struct stat st;
 	int e = 0;
 
