@@ -12,6 +12,7 @@
 
 #include "agent/execd/execd_event.h"
 #include "agent/execd/execd_http.h"
+#include "agent/execd/execd_stream.h"
 
 #define CG "/sys/fs/cgroup"
 #define MIB (1024.0 * 1024.0)
@@ -302,22 +303,19 @@ static void free_watch(void *cls)
 
 enum MHD_Result ag_execd_metrics_watch(struct ag_req *req)
 {
-	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
 	struct watch *w = calloc(1, sizeof *w);
 	struct MHD_Response *resp;
 
 	if (!w)
 		return ag_execd_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR, AG_E_RUNTIME, "out of memory");
-	w->conn_fd = ci ? ci->connect_fd : -1;
+	w->conn_fd = ag_connection_fd(req);
 	/* The first event's CPU figure covers a short sample, not zero time. */
 	ag_cpu_sample_take(&w->last);
 	usleep(SAMPLE_MS * 1000);
-	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, read_watch, w, free_watch);
+	resp = ag_with_stream_headers(MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, read_watch, w, free_watch));
 	if (!resp) {
 		free_watch(w);
 		return MHD_NO;
 	}
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
-	MHD_add_response_header(resp, "X-Accel-Buffering", "no");
 	return ag_reply_queue(req, MHD_HTTP_OK, resp);
 }

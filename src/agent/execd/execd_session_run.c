@@ -16,6 +16,7 @@
 #include "agent/execd/execd_http.h"
 #include "agent/execd/execd_lines.h"
 #include "agent/execd/execd_session.h"
+#include "agent/execd/execd_stream.h"
 #include "lib/fs.h"
 
 #define PING_MS 3000
@@ -233,13 +234,6 @@ static int send_run(struct ag_bash *s, const char *cwd, const char *command)
 		       : 0;
 }
 
-static int connection_fd(const struct ag_req *req)
-{
-	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
-
-	return ci ? ci->connect_fd : -1;
-}
-
 static enum MHD_Result stream(struct ag_req *req, struct ag_bash *s, const char *cwd, const char *command,
 			      int64_t timeout_ms)
 {
@@ -252,7 +246,7 @@ static enum MHD_Result stream(struct ag_req *req, struct ag_bash *s, const char 
 	}
 	r->ctx = req->ctx;
 	r->s = s;
-	r->conn_fd = connection_fd(req);
+	r->conn_fd = ag_connection_fd(req);
 	discard_leftovers(s);
 	if (send_run(s, cwd, command) < 0) {
 		int e = errno;
@@ -264,13 +258,12 @@ static enum MHD_Result stream(struct ag_req *req, struct ag_bash *s, const char 
 	r->started = r->last_event = ag_mono_ms();
 	r->deadline = timeout_ms > 0 ? r->started + timeout_ms : 0;
 	if (ag_event_text(&r->out, "init", s->id, strlen(s->id)) == 0)
-		resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, BLOCK_SIZE, read_events, r, run_free);
+		resp = ag_with_stream_headers(
+			MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, BLOCK_SIZE, read_events, r, run_free));
 	if (!resp) {
 		run_free(r);
 		return MHD_NO;
 	}
-	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
-	MHD_add_response_header(resp, "X-Accel-Buffering", "no");
 	return ag_reply_queue(req, MHD_HTTP_OK, resp);
 }
 
