@@ -270,6 +270,8 @@ int ax_cmd_checkpoint_create(struct ax_ctx *, const struct ax_args *, struct ax_
 int ax_cmd_checkpoint_list(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
 int ax_cmd_checkpoint_restore(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
 int ax_cmd_checkpoint_delete(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
+int ax_cmd_volume_list(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
+int ax_cmd_volume_rm(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
 int ax_cmd_checkpoint_watch(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
 int ax_cmd_session_current(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
 int ax_cmd_session_use(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);

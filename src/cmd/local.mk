@@ -24,4 +24,5 @@ libaxcmd_a_SOURCES = \
 	src/cmd/progress.c src/cmd/progress.h \
 	src/cmd/run.c \
 	src/cmd/sandbox.c src/cmd/sandbox_policy.c src/cmd/sandbox_policy.h \
+	src/cmd/sandbox_volumes.c src/cmd/sandbox_volumes.h src/cmd/volume.c \
 	src/cmd/session.c

@@ -16,6 +16,7 @@
 #include "cmd/mcp_config.h"
 #include "lib/quantity.h"
 #include "cmd/sandbox_policy.h"
+#include "cmd/sandbox_volumes.h"
 #include "lib/session.h"
 #include "cli/target.h"
 #include "lib/timeutil.h"
@@ -159,7 +160,7 @@ json_t *ax_sandbox_request(ax_ctx *ctx, const ax_args *args, bool local, const c
 	 * without a network or for the host's: an allox extension says it. */
 	if (ax_arg_string(args, "network"))
 		json_object_set_new(req, "extensions", json_pack("{s:s}", "allox.network", ax_arg_string(args, "network")));
-	if (ax_sandbox_policy_request(args, req, err) < 0) {
+	if (ax_sandbox_policy_request(args, req, err) < 0 || ax_sandbox_volumes_request(args, req, err) < 0) {
 		json_decref(req);
 		return NULL;
 	}

@@ -14,6 +14,7 @@ static const ax_group_spec groups[] = {
 	{ "run", "Run a command in a sandbox through execd" },
 	{ "file", "Read, write, upload and download files" },
 	{ "checkpoint", "Save and restore sandbox checkpoints" },
+	{ "volume", "List and remove the local engine's named volumes" },
 	{ "config", "Create, show and change the configuration" },
 	{ "shell", "The interactive allox> shell (panes, --plain, or a script on stdin)" },
 	{ NULL, NULL },
@@ -88,6 +89,10 @@ static const ax_option_spec sandbox_create_options[] = {
 	  .help = "let the sandbox resolve and reach DOMAIN (*.DOMAIN: its subdomains); with any, all else is denied" },
 	{ .name = "deny-domain", .kind = AX_VAL_TEXT, .metavar = "DOMAIN", .repeatable = true,
 	  .help = "never let the sandbox resolve DOMAIN (*.DOMAIN: its subdomains); wins over --allow-domain" },
+	{ .name = "volume", .short_name = 'v', .kind = AX_VAL_TEXT, .metavar = "SRC:PATH[:ro]", .repeatable = true,
+	  .help = "mount SRC at PATH in the sandbox, read-only with :ro: a host directory (SRC starts with / or .; "
+	  "only below the prefixes the local engine allows) or a named volume (SRC a name, made if "
+	  "missing)" },
 	END_OPTIONS,
 };
 
@@ -117,7 +122,13 @@ static const char *const sandbox_create_examples[] = {
 	"allox-cli sandbox create --cpu 0.5 --memory 512Mi --pids 256 --disk 1Gi",
 	"allox-cli sandbox create --network none",
 	"allox-cli sandbox create --allow-domain pypi.org --allow-domain '*.pythonhosted.org'",
+	"allox-cli sandbox create -v /srv/data:/data:ro -v cache:/home/gem/.cache",
 	NULL,
+};
+
+static const ax_positional_spec volume_rm_positionals[] = {
+	{ .name = "NAME", .arity = AX_POS_REQUIRED, .kind = AX_VAL_TEXT, .help = "the named volume to remove" },
+	END_POSITIONALS,
 };
 
 static const ax_positional_spec run_positionals[] = {
@@ -541,6 +552,16 @@ static const ax_command_spec commands[] = {
 	  .positionals = checkpoint_delete_positionals,
 	  .formats = OBJECT_FORMATS, .default_format = AX_FMT_TABLE, .target = AX_TARGET_SERVER,
 	  .handler = ax_cmd_checkpoint_delete },
+	{ .group = "volume", .name = "list", .summary = "List the named volumes and the sandboxes that mount them",
+	  .description = "Named volumes (sandbox create -v NAME:/PATH, the lifecycle API's pvc volumes) are "
+	  "directories the local engine keeps in $ALLOX_HOME/volumes; they outlive their sandboxes and are not in "
+	  "checkpoints. Other servers have no such list.",
+	  .formats = OBJECT_FORMATS, .default_format = AX_FMT_TABLE, .target = AX_TARGET_SERVER,
+	  .handler = ax_cmd_volume_list },
+	{ .group = "volume", .name = "rm", .summary = "Remove a named volume and its files",
+	  .description = "Refused while a sandbox mounts it.",
+	  .positionals = volume_rm_positionals, .formats = OBJECT_FORMATS, .default_format = AX_FMT_TABLE,
+	  .target = AX_TARGET_SERVER, .handler = ax_cmd_volume_rm },
 	{ .group = "checkpoint", .name = "watch", .summary = "Save a checkpoint on an interval until Ctrl-C",
 	  .description = "Runs in the foreground: sleeps the interval, saves PREFIX-N, prints it, and repeats. "
 	  "Ctrl-C stops it with exit status 0; a failed checkpoint ends it with status 1.",

@@ -59,7 +59,7 @@ allox_engine_SOURCES = \
 	src/engine/snapshot_routes.c \
 	src/engine/snapshots.c \
 	src/engine/store.c \
-	src/engine/volume.c src/engine/volume.h \
+	src/engine/volume.c src/engine/volume.h src/engine/volume_routes.c \
 	src/engine/wire_error.c src/engine/wire_error.h \
 	$(ENGINE_EGRESS_SOURCES) $(ENGINE_RUNTIME_SOURCES) $(TLS_ABSENT_SOURCES)
 allox_engine_CPPFLAGS = $(AM_CPPFLAGS) -DLIBEXECDIR='"$(libexecdir)"'

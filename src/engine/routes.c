@@ -31,6 +31,9 @@ static const ax_route lifecycle_routes[] = {
 	{ "GET", "/snapshots", ax_route_snapshot_list },
 	{ "GET", "/snapshots/{id}", ax_route_snapshot_get },
 	{ "DELETE", "/snapshots/{id}", ax_route_snapshot_delete },
+	/* Not in the lifecycle spec: the local engine's named volumes. */
+	{ "GET", "/volumes", ax_route_volume_list },
+	{ "DELETE", "/volumes/{name}", ax_route_volume_delete },
 	{ NULL, NULL, NULL },
 };
 

@@ -20,6 +20,8 @@ void ax_route_sandbox_resume(ax_engine *e, const ax_req *req, const ax_route_arg
 void ax_route_sandbox_renew(ax_engine *e, const ax_req *req, const ax_route_args *a, ax_resp *resp);
 void ax_route_sandbox_metadata(ax_engine *e, const ax_req *req, const ax_route_args *a, ax_resp *resp);
 void ax_route_sandbox_endpoint(ax_engine *e, const ax_req *req, const ax_route_args *a, ax_resp *resp);
+void ax_route_volume_list(ax_engine *e, const ax_req *req, const ax_route_args *a, ax_resp *resp);
+void ax_route_volume_delete(ax_engine *e, const ax_req *req, const ax_route_args *a, ax_resp *resp);
 void ax_route_snapshot_create(ax_engine *e, const ax_req *req, const ax_route_args *a, ax_resp *resp);
 void ax_route_snapshot_list(ax_engine *e, const ax_req *req, const ax_route_args *a, ax_resp *resp);
 void ax_route_snapshot_get(ax_engine *e, const ax_req *req, const ax_route_args *a, ax_resp *resp);

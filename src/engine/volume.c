@@ -2,6 +2,7 @@
  * runtime, removing those made for a sandbox that is gone. */
 #include "engine/volume.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -208,6 +209,7 @@ static int make_named(ax_engine *e, const json_t *pvc, ax_error *err)
 	const char *name = json_string_value(json_object_get(pvc, "claimName"));
 	char *dir = volume_dir(e, name);
 	struct stat st;
+	ax_error why;
 	int rc;
 
 	if (!dir)
@@ -217,9 +219,10 @@ static int make_named(ax_engine *e, const json_t *pvc, ax_error *err)
 	else if (json_is_false(json_object_get(pvc, "createIfNotExists")))
 		rc = ax_wire_fail(err, "VOLUME::NOT_FOUND",
 				  "volume %s does not exist (and createIfNotExists is false)", name);
-	else if (ax_mkdir_p(e->volumes_dir, 0700, err) < 0 || mkdir(dir, 0755) < 0)
-		rc = ax_wire_fail(err, "SANDBOX::PROVISIONING_ERROR", "cannot create volume %s: %s", name,
-				  err->message[0] ? err->message : strerror(errno));
+	else if (ax_mkdir_p(e->volumes_dir, 0700, &why) < 0)
+		rc = ax_wire_fail(err, "SANDBOX::PROVISIONING_ERROR", "cannot create volume %s: %s", name, why.message);
+	else if (mkdir(dir, 0755) < 0)
+		rc = ax_wire_fail(err, "SANDBOX::PROVISIONING_ERROR", "cannot create volume %s: %s", name, strerror(errno));
 	else
 		rc = 1;
 	free(dir);
@@ -231,7 +234,6 @@ int ax_volumes_prepare(ax_engine *e, json_t *rec, ax_error *err)
 	json_t *v, *made = json_array();
 	size_t i;
 
-	ax_error_clear(err);
 	json_array_foreach(json_object_get(rec, "volumes"), i, v) {
 		const json_t *pvc = json_object_get(v, "pvc");
 		int rc = pvc ? make_named(e, pvc, err) : 0;
@@ -352,4 +354,89 @@ void ax_volumes_release(ax_engine *e, const json_t *rec)
 	}
 	remove_made(e, gone);
 	json_decref(gone);
+}
+
+/* The sandboxes that mount named volume NAME (lock held). */
+static json_t *users(const ax_engine *e, const char *name)
+{
+	json_t *ids = json_array(), *rec, *v;
+	const char *id;
+	size_t i;
+
+	json_object_foreach(e->sandboxes, id, rec)
+		json_array_foreach(json_object_get(rec, "volumes"), i, v)
+			if (strcmp(json_string_value(json_object_get(json_object_get(v, "pvc"), "claimName")) ?: "", name) == 0) {
+				json_array_append_new(ids, json_string(id));
+				break;
+			}
+	return ids;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(json_string_value(json_object_get(*(json_t *const *)a, "name")),
+		      json_string_value(json_object_get(*(json_t *const *)b, "name")));
+}
+
+json_t *ax_volume_list(ax_engine *e, ax_error *err)
+{
+	DIR *d = opendir(e->volumes_dir);
+	json_t *items = json_array(), **sorted;
+	struct dirent *de;
+	size_t n;
+
+	if (!d && errno != ENOENT) {
+		json_decref(items);
+		ax_wire_fail(err, "GENERAL::UNKNOWN_ERROR", "cannot read %s: %s", e->volumes_dir, strerror(errno));
+		return NULL;
+	}
+	pthread_mutex_lock(&e->lock);
+	while (d && (de = readdir(d)))
+		if (de->d_type == DT_DIR && dns_label(de->d_name, 253))
+			json_array_append_new(items, json_pack("{s:s, s:o}", "name", de->d_name, "usedBy", users(e, de->d_name)));
+	pthread_mutex_unlock(&e->lock);
+	if (d)
+		closedir(d);
+	n = json_array_size(items);
+	sorted = calloc(n + 1, sizeof(json_t *));
+	for (size_t i = 0; sorted && i < n; i++)
+		sorted[i] = json_incref(json_array_get(items, i));
+	if (sorted) {
+		qsort(sorted, n, sizeof(json_t *), by_name);
+		json_array_clear(items);
+		for (size_t i = 0; i < n; i++)
+			json_array_append_new(items, sorted[i]);
+		free(sorted);
+	}
+	return json_pack("{s:o}", "items", items);
+}
+
+int ax_volume_delete(ax_engine *e, const char *name, ax_error *err)
+{
+	char *dir;
+	json_t *ids;
+	struct stat st;
+	ax_error why;
+	int rc = 0;
+
+	if (!dns_label(name, 253))
+		return ax_wire_fail(err, "VOLUME::NOT_FOUND", "volume %s not found", name);
+	dir = volume_dir(e, name);
+	if (!dir)
+		return ax_wire_fail(err, "GENERAL::UNKNOWN_ERROR", "out of memory");
+	pthread_mutex_lock(&e->lock);
+	ids = users(e, name);
+	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		rc = ax_wire_fail(err, "VOLUME::NOT_FOUND", "volume %s not found", name);
+	else if (json_array_size(ids))
+		rc = ax_wire_fail(err, "VOLUME::IN_USE", "volume %s is mounted by sandbox %s", name,
+				  json_string_value(json_array_get(ids, 0)));
+	else if (ax_rt_remove_state(dir, &why) < 0)
+		rc = ax_wire_fail(err, "GENERAL::UNKNOWN_ERROR", "cannot remove volume %s: %s", name, why.message);
+	else
+		ax_engine_log(e, "removed volume %s", name);
+	pthread_mutex_unlock(&e->lock);
+	json_decref(ids);
+	free(dir);
+	return rc;
 }

@@ -25,4 +25,10 @@ void ax_volumes_close(ax_rt_volume *v, size_t n);
  * create made with deleteOnSandboxTermination that no other sandbox uses. */
 void ax_volumes_release(ax_engine *e, const json_t *rec);
 
+/* GET /volumes (an allox extension): {items: [{name, usedBy: [sandbox ids]}]}. */
+json_t *ax_volume_list(ax_engine *e, ax_error *err);
+/* DELETE /volumes/{name}: VOLUME::NOT_FOUND, or VOLUME::IN_USE while a
+ * sandbox mounts it. */
+int ax_volume_delete(ax_engine *e, const char *name, ax_error *err);
+
 #endif

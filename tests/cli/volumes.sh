@@ -136,4 +136,37 @@ create_api '[{"name":"n","pvc":{"claimName":"cache"},"subPath":"out","mountPath"
 [ "$code" = 400 ] || fail "status $code: $(cat "$TMP/api")"
 [ -z "$ID" ] || delete_api "$ID"
 
+t "allox-cli: sandbox create -v HOST_DIR:/PATH:ro and -v NAME:/PATH"
+run allox sandbox create -v "$SHARE/data:/mnt/cli:ro" -v cli-cache:/cache -o json
+expect_rc 0
+CID=$(jq -r .id "$TMP/out")
+inside "$CID" 'cat /mnt/cli/greeting.txt && echo x >/cache/y && ! touch /mnt/cli/z'
+expect_rc 0
+expect_out_has hello
+[ -f "$ALLOX_HOME/volumes/cli-cache/y" ] || fail "the named volume is not in \$ALLOX_HOME/volumes"
+
+t "allox-cli: volume list shows named volumes and who mounts them"
+run allox volume list -o json
+expect_rc 0
+jq -e --arg id "$CID" '.[] | select(.name == "cli-cache") | .used_by == [$id]' "$TMP/out" >/dev/null ||
+	fail "list: $(cat "$TMP/out")"
+
+t "allox-cli: volume rm refuses a mounted volume, then removes it"
+run allox volume rm cli-cache
+expect_rc 1
+expect_err_has "is mounted by sandbox $CID"
+run allox sandbox kill "$CID"
+run allox volume rm cli-cache -o json
+expect_rc 0
+[ ! -e "$ALLOX_HOME/volumes/cli-cache" ] || fail "cli-cache is still there"
+run allox volume rm cli-cache
+expect_rc 1
+expect_err_has "not found"
+
+t "allox-cli: a malformed --volume is a usage error"
+for v in nocolon /tmp:relative Bad_Name:/x "$SHARE:/x:rx" "$TMP/none:/x"; do
+	run allox sandbox create -v "$v"
+	[ "$rc" -eq 2 ] || fail "-v $v: exit $rc"
+done
+
 done_testing

@@ -486,6 +486,8 @@ if [ -z "${mock_down:-}" ]; then
 	check "cli via mock: sandbox create --skip-health-check" eval '[ $rc -eq 0 ]'
 	cli "$MOCK" sandbox create --image host --entrypoint sleep --entrypoint 60 -t 1m --skip-health-check -o json
 	check "cli via mock: sandbox create with image, entrypoint and timeout" eval '[ $rc -eq 0 ]'
+	cli "$MOCK" sandbox create -v "$TMP:/mnt/host:ro" -v cache:/cache --skip-health-check -o json
+	check "cli via mock: sandbox create with a host and a named volume (spec-valid volumes)" eval '[ $rc -eq 0 ]'
 
 	# Each request that reached the mock passed its validation.
 	# (Not counting the start-up probe of "/", which is no spec route.)
