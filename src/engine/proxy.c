@@ -269,18 +269,6 @@ static void forward_header(int up, const char *head, size_t len, const target *t
 	write_all(up, "\r\n", 2);
 }
 
-typedef struct pump {
-	int in, out;
-} pump;
-
-static void *pump_main(void *arg)
-{
-	pump *p = arg;
-
-	ax_splice_copy(p->in, p->out);
-	return NULL;
-}
-
 /* The length of the header at the start of FD's input, or 0. */
 static size_t header_length(int fd, char *buf, size_t max)
 {
@@ -310,14 +298,8 @@ static void serve(conn *c)
 	} else if (authorise(c, &t, head, len, &err) < 0 || (up = upstream(c, &t, &err)) < 0) {
 		answer_error(c->fd, &err);
 	} else {
-		pump back = { up, c->fd }, there = { c->fd, up };
-		pthread_t th;
-
 		forward_header(up, head, len, &t, ts, te);
-		if (pthread_create(&th, NULL, pump_main, &there) == 0) {
-			pump_main(&back);
-			pthread_join(th, NULL);
-		}
+		ax_splice_relay(c->fd, up);
 		close(up);
 	}
 	free(head);

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -36,4 +37,27 @@ done:
 		close(p[1]);
 	}
 	shutdown(out, SHUT_WR);
+}
+
+typedef struct relay_way {
+	int in, out;
+} relay_way;
+
+static void *relay_main(void *arg)
+{
+	relay_way *w = arg;
+
+	ax_splice_copy(w->in, w->out);
+	return NULL;
+}
+
+void ax_splice_relay(int a, int b)
+{
+	relay_way there = { a, b }, back = { b, a };
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, relay_main, &back) == 0) {
+		ax_splice_copy(there.in, there.out);
+		pthread_join(t, NULL);
+	}
 }

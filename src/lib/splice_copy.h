@@ -9,4 +9,8 @@
  * the end while its reply may still come back. */
 void ax_splice_copy(int in, int out);
 
+/* Relay A and B both ways (one way on a thread of its own) until both
+ * directions end; the caller closes them. */
+void ax_splice_relay(int a, int b);
+
 #endif

@@ -34,6 +34,15 @@ OPEN_SANDBOX_API_KEY=$KEY run "$ALLOX_ENGINE" --home "$ALLOX_HOME" --listen "127
 SERVER='import http.server as h
 class H(h.BaseHTTPRequestHandler):
     def do_GET(s):
+        if s.headers.get("Upgrade"):
+            s.send_response(101); s.send_header("Upgrade", "echo"); s.send_header("Connection", "Upgrade"); s.end_headers()
+            s.wfile.flush()
+            while True:
+                d = s.rfile.read1(4096)
+                if not d: break
+                s.wfile.write(d); s.wfile.flush()
+            s.close_connection = True
+            return
         b = (s.path + "\n" + str(s.headers)).encode()
         s.send_response(200); s.send_header("Content-Length", str(len(b))); s.end_headers(); s.wfile.write(b)
 h.HTTPServer(("127.0.0.1", 8000), H).serve_forever()'
@@ -72,6 +81,27 @@ get "http://$EP/" -H "X-Allox-Proxy-Token: $(printf '%064d' 0)"
 [ "$code" = 401 ] || fail "wrong token: $code"
 get "$BASE/v1/sandboxes/00000000-0000-4000-8000-000000000000/proxy/8000/" -H "OPEN-SANDBOX-API-KEY: $KEY"
 [ "$code" = 404 ] || fail "missing sandbox: $code"
+
+t "an Upgrade passes through the proxy: the connection then relays bytes both ways"
+run python3 -c '
+import socket, sys
+host, port = sys.argv[1].split("/")[0].split(":")
+path = "/" + sys.argv[1].split("/", 1)[1] + "/ws"
+s = socket.create_connection((host, int(port)), timeout=10)
+s.sendall(("GET %s HTTP/1.1\r\nHost: x\r\nUpgrade: echo\r\nConnection: Upgrade\r\nX-Allox-Proxy-Token: %s\r\n\r\n" % (path, sys.argv[2])).encode())
+head = b""
+while b"\r\n\r\n" not in head:
+    head += s.recv(1)
+print(head.split(b"\r\n")[0].decode())
+s.sendall(b"ping-1")
+got = b""
+while len(got) < 6:
+    got += s.recv(6 - len(got))
+print(got.decode())' "$EP" "$TOKEN"
+expect_rc 0
+[ "$(head -1 "$TMP/out")" = "HTTP/1.0 101 Switching Protocols" ] || [ "$(head -1 "$TMP/out")" = "HTTP/1.1 101 Switching Protocols" ] ||
+	fail "no 101"
+[ "$(sed -n 2p "$TMP/out")" = ping-1 ] || fail "no echo through the upgraded connection"
 
 t "the agent's ports through the proxy keep the agent's token"
 api GET "/sandboxes/$ID/endpoints/44772?use_server_proxy=true"

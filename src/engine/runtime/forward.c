@@ -186,18 +186,6 @@ int ax_fwd_listening(int netns_fd, int port, ax_error *err)
 
 /* ---------- moving bytes ---------- */
 
-typedef struct pump_args {
-	int in, out;
-} pump_args;
-
-static void *pump(void *arg)
-{
-	pump_args *a = arg;
-
-	ax_splice_copy(a->in, a->out);
-	return NULL;
-}
-
 typedef struct conn_args {
 	int client;
 	struct sockaddr_storage target;
@@ -209,19 +197,12 @@ static void *conn_main(void *arg)
 {
 	conn_args *c = arg;
 	int s = socket(c->target.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1, big = 4 << 20;
-	pump_args up, down;
-	pthread_t t;
 
 	if (s >= 0 && connect(s, (struct sockaddr *)&c->target, c->target_len) == 0) {
 		setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 		setsockopt(s, SOL_SOCKET, SO_RCVBUF, &big, sizeof big);
 		setsockopt(c->client, SOL_SOCKET, SO_SNDBUF, &big, sizeof big);
-		up = (pump_args){ c->client, s };
-		down = (pump_args){ s, c->client };
-		if (pthread_create(&t, NULL, pump, &down) == 0) {
-			pump(&up);
-			pthread_join(t, NULL);
-		}
+		ax_splice_relay(c->client, s);
 	}
 	if (s >= 0)
 		close(s);
