@@ -10,6 +10,7 @@ SHELL_TESTS += \
 	tests/cli/agent_aio.sh \
 	tests/cli/agent_execd.sh \
 	tests/cli/execd_ids.sh \
+	tests/cli/execd_sessions.sh \
 	tests/cli/agent_jupyter.sh \
 	tests/cli/runtime.sh \
 	tests/cli/sandbox.sh \
