@@ -28,17 +28,19 @@
 #
 # Environment: ALLOX_ENGINE (ALLOX_AGENT is passed on), TESTS_DIR; optional
 # ALLOX_SDK_CACHE, ALLOX_SDK_OFFLINE=1 (treat the host as offline even if it
-# reaches pypi.org), ALLOX_SDK_KEEP=1 (keep the temporary directory), CI
-# (set: a missing node, npm or root is a failure, not a skip).
+# reaches pypi.org), ALLOX_SDK_KEEP=1 (keep the temporary directory), CI or
+# ALLOX_CI (set, as .ci/run does: a missing node, npm or root is a failure,
+# not a skip).
 # Needs root and bubblewrap (real sandboxes), node >= 20.18.1 and npm.
-# shellcheck disable=SC2317
+# JavaScript in single quotes, functions called from traps:
+# shellcheck disable=SC2016,SC2119,SC2317
 set -u
 
 : "${ALLOX_ENGINE:?ALLOX_ENGINE must point at the allox-engine binary}"
 SRC=${TESTS_DIR:-tests}/conformance
 
 skip() {
-	if [ -n "${CI:-}" ]; then
+	if [ -n "${CI:-}${ALLOX_CI:-}" ]; then
 		echo "FAIL: $1 (CI runs this test always)" >&2
 		exit 1
 	fi
@@ -46,8 +48,9 @@ skip() {
 	exit 77
 }
 
-command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 ||
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
 	skip "node and npm are not installed (Debian packages nodejs npm)"
+fi
 # undici 7, the SDK's HTTP client, needs node 20.18.1.
 node -e 'const [a, b, c] = process.versions.node.split(".").map(Number);
 	process.exit(a > 20 || (a === 20 && (b > 18 || (b === 18 && c >= 1))) ? 0 : 1)' ||
