@@ -38,10 +38,14 @@ AGENT_EXECD_SOURCES = \
 	src/agent/execd/execd_files.c \
 	src/agent/execd/execd_http.c src/agent/execd/execd_http.h \
 	src/agent/execd/execd_lines.c src/agent/execd/execd_lines.h \
+	src/agent/execd/execd_metrics.c src/agent/execd/execd_metrics.h \
 	src/agent/execd/execd_perm.c src/agent/execd/execd_perm.h \
 	src/agent/execd/execd_proc.c src/agent/execd/execd_proc.h \
 	src/agent/execd/execd_range.c src/agent/execd/execd_range.h \
 	src/agent/execd/execd_registry.c src/agent/execd/execd_registry.h \
+	src/agent/execd/execd_replace.c src/agent/execd/execd_replace.h \
+	src/agent/execd/execd_session.c src/agent/execd/execd_session.h \
+	src/agent/execd/execd_session_routes.h src/agent/execd/execd_session_run.c \
 	src/agent/execd/execd_stream.c src/agent/execd/execd_stream.h \
 	src/agent/execd/execd_upload.c src/agent/execd/execd_upload.h \
 	src/agent/execd/routes_execd.h

@@ -587,6 +587,71 @@ if [ -z "${execd_down:-}" ] && [ -z "${execd_stream_down:-}" ]; then
 	check "execd: the deleted directories are gone" \
 		eval '[ "$code" = 200 ] && clean && jtrue "$TMP/out" "d.length === 0"'
 
+	# Text replacement.
+	req replace-setup POST "$XPROXY/directories" "{\"$D/rep\":{\"mode\":755}}"
+	printf '{"path":"%s/rep/r.txt","mode":640}' "$D" >"$TMP/metar.json"
+	printf 'foo bar foo\n' >"$TMP/r.txt"
+	req replace-upload POST "$XPROXY/files/upload" "" \
+		-F "metadata=@$TMP/metar.json;filename=metadata;type=application/json" \
+		-F "file=@$TMP/r.txt;type=application/octet-stream"
+	req replace POST "$XPROXY/files/replace?verbose=true" "{\"$D/rep/r.txt\":{\"old\":\"foo\",\"new\":\"qux\"}}"
+	check "execd: POST /files/replace?verbose=true (replacedCount per file)" \
+		eval '[ "$code" = 200 ] && clean && jtrue "$TMP/out" "d[\"$D/rep/r.txt\"].replacedCount === 2"'
+	# Without verbose the spec's text says the body is empty, while its 200
+	# declares application/json, which prism then wants: straight at the agent.
+	req replace-quiet POST "http://$AGENT/files/replace" "{\"$D/rep/r.txt\":{\"old\":\"bar\",\"new\":\"baz\"}}"
+	check "agent (direct): POST /files/replace without verbose is 200 with an empty body" \
+		eval '[ "$code" = 200 ] && [ ! -s "$TMP/out" ]'
+	req replace-read GET "$XPROXY/files/download?path=$D/rep/r.txt"
+	check "execd: the replaced file holds the new text" eval '[ "$code" = 200 ] && [ "$(cat "$TMP/out")" = "qux baz qux" ]'
+	req replace-missing POST "$XPROXY/files/replace" "{\"$D/rep/none\":{\"old\":\"a\",\"new\":\"b\"}}"
+	check "execd: POST /files/replace of a missing file is 400 with an ErrorResponse" \
+		eval '[ "$code" = 400 ] && clean && jtrue "$TMP/out" "$ERROR_RESPONSE"'
+
+	# Bash sessions.
+	req session POST "$XPROXY/session" "{\"cwd\":\"$D\"}"
+	SID=$(jv "$TMP/out" 'd.session_id')
+	check "execd: POST /session (session_id)" eval '[ "$code" = 200 ] && clean && [ -n "$SID" ]'
+	req session-run POST "$XSTREAM/session/$SID/run" '{"command":"export CONF=kept; cd rep; pwd"}'
+	check "execd: POST /session/{id}/run streams spec events" \
+		eval '[ "$code" = 200 ] && only_violation "$STREAM_VIOLATION" && stream_check "$TMP/out" &&
+			jtrue "$TMP/events" "d.types[0] === \"init\" && d.types[d.types.length - 1] === \"execution_complete\" &&
+				d.events.some(e => e.type === \"stdout\" && e.text === \"$D/rep\")"'
+	req session-run2 POST "$XSTREAM/session/$SID/run" '{"command":"echo $CONF; pwd; exit_code() { return 4; }; exit_code"}'
+	check "execd: the next run sees the session's env and cwd, and ends in an error event with its status" \
+		eval '[ "$code" = 200 ] && only_violation "$STREAM_VIOLATION" && stream_check "$TMP/out" &&
+			jtrue "$TMP/events" "d.events.filter(e => e.type === \"stdout\").map(e => e.text).join() === \"kept,$D/rep\" &&
+				d.events[d.events.length - 1].type === \"error\" && d.events[d.events.length - 1].error.evalue === \"4\""'
+	# Prism itself refuses a request without a command (422): straight at the agent.
+	req session-bad POST "http://$AGENT/session/$SID/run" '{"cwd":"/"}'
+	check "agent (direct): POST /session/{id}/run without a command is 400 with an ErrorResponse" \
+		eval '[ "$code" = 400 ] && jtrue "$TMP/out" "$ERROR_RESPONSE"'
+	req session-delete DELETE "$XPROXY/session/$SID"
+	check "execd: DELETE /session/{id}" eval '[ "$code" = 200 ] && clean'
+	req session-delete-again DELETE "$XPROXY/session/$SID"
+	check "execd: DELETE /session/{unknown} is 404 with an ErrorResponse" \
+		eval '[ "$code" = 404 ] && clean && jtrue "$TMP/out" "$ERROR_RESPONSE && d.code === \"CONTEXT_NOT_FOUND\""'
+
+	# Metrics.
+	req metrics GET "$XPROXY/metrics"
+	check "execd: GET /metrics (Metrics)" \
+		eval '[ "$code" = 200 ] && clean && jtrue "$TMP/out" "d.cpu_count > 0 && d.mem_total_mib > 0 &&
+			d.mem_used_mib <= d.mem_total_mib && d.cpu_used_pct >= 0 && d.cpu_used_pct <= 100"'
+	# An endless stream: prism would hold it, so straight at the agent.
+	curl -s -N --max-time 2.5 -H "X-EXECD-ACCESS-TOKEN: $TOKEN" -o "$TMP/watch" "http://$AGENT/metrics/watch"
+	sed -n 's/^data: //p' "$TMP/watch" >"$TMP/watch.json"
+	check "agent (direct): GET /metrics/watch streams Metrics as SSE data events" \
+		eval '[ "$(wc -l <"$TMP/watch.json")" -ge 2 ] && node -e "
+			const fs = require(\"fs\");
+			const ok = fs.readFileSync(process.argv[1], \"utf8\").trim().split(\"\\n\").map(JSON.parse)
+				.every(m => [\"cpu_count\", \"cpu_used_pct\", \"mem_total_mib\", \"mem_used_mib\", \"timestamp\"].every(k => typeof m[k] === \"number\"));
+			process.exit(ok ? 0 : 1);" "$TMP/watch.json"'
+
+	# An unknown execd path: the ErrorResponse shape.
+	req unknown GET "http://$AGENT/no/such/route"
+	check "agent (direct): an unknown execd path is 404 with an ErrorResponse" \
+		eval '[ "$code" = 404 ] && jtrue "$TMP/out" "$ERROR_RESPONSE"'
+
 	# Prism's logs: nothing but the deliberate exchanges.
 	X_EXPECTED='\] post /command .*errors#VIOLATIONS|\] get /ping .*UNAUTHORIZED|\] post /directories .*UNPROCESSABLE_ENTITY'
 	X_WARNING='warning +Violation: response Unable to match the returned status code'
@@ -597,7 +662,7 @@ if [ -z "${execd_down:-}" ] && [ -z "${execd_stream_down:-}" ]; then
 			[ "$(count "$TMP/prism-execd.log" "\] get /ping .*UNAUTHORIZED")" = 1 ] &&
 			[ "$(count "$TMP/prism-execd.log" "\] post /directories .*UNPROCESSABLE_ENTITY")" = 1 ] &&
 			[ "$(count "$TMP/prism-execd.log" "$X_WARNING")" = 1 ]'
-	streams=$(grep -c ': POST http://127.0.0.1:'"$SPORT"'/command' "$TMP/requests.log")
+	streams=$(grep -cE ': POST http://127.0.0.1:'"$SPORT"'/(command|session/[^ ]*/run) ' "$TMP/requests.log")
 	# Without --errors prism forwards its start-up probe of "/" (no spec
 	# route) and warns once that no route matched it.
 	S_EXPECTED='error +Violation: response\.body Response body must be object'

@@ -95,6 +95,33 @@ enum MHD_Result ag_reply_failure(struct ag_req *req, unsigned status, const char
 	return ag_reply_json(req, status, o);
 }
 
+json_t *ag_vcode_error(const char *code, const char *fmt, va_list ap)
+{
+	char msg[1024];
+	json_t *o = json_object();
+
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	json_object_set_new(o, "code", json_string(code));
+	json_object_set_new(o, "message", ag_json_text(msg));
+	return o;
+}
+
+int ag_path_is_aio(const char *path)
+{
+	return strncmp(path, "/v1/", 4) == 0 || strcmp(path, "/mcp") == 0 || strncmp(path, "/mcp/", 5) == 0;
+}
+
+json_t *ag_refusal(const char *path, const char *code, const char *fmt, ...)
+{
+	json_t *o;
+	va_list ap;
+
+	va_start(ap, fmt);
+	o = ag_path_is_aio(path) ? ag_vfailure(fmt, ap) : ag_vcode_error(code, fmt, ap);
+	va_end(ap);
+	return o;
+}
+
 json_t *ag_envelope(const char *message, json_t *data)
 {
 	json_t *o = json_object();
