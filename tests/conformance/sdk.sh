@@ -83,9 +83,6 @@ test_sandbox_e2e.test.ts|01c sandbox create with host volume mount (read-only)|v
 test_sandbox_e2e.test.ts|01d sandbox create with PVC named volume mount (read-write)|volumes (issue 23 item 2)|volumes: not supported
 test_sandbox_e2e.test.ts|01e sandbox create with PVC named volume mount (read-only)|volumes (issue 23 item 2)|volumes: not supported
 test_sandbox_e2e.test.ts|01f sandbox create with PVC named volume subPath mount|volumes (issue 23 item 2)|volumes: not supported
-test_sandbox_e2e.test.ts|02c bash session API: working directory and env persistence|execd POST /session (issue 23 item 1)|Not found: /session
-test_sandbox_e2e.test.ts|03 filesystem operations: CRUD + replace/move/delete + range + stream|execd POST /files/replace (issue 23 item 1)|Not found: /files/replace
-allox_sdk.test.mjs|allox 01m metrics (upstream 01'"'"'s getMetrics)|execd GET /metrics (issue 23 item 1)|Not found: /metrics
 allox_sdk.test.mjs|allox 01aa networkPolicy via server proxy (upstream 01aa without the internet)|server proxy (issue 23 item 4)|/sandboxes/'
 ONLINE_PENDING='test_sandbox_e2e.test.ts|01aa sandbox create with networkPolicy via server proxy|server proxy (issue 23 item 4)|/sandboxes/'
 
