@@ -6,11 +6,12 @@
 
 #include "cli/target.h"
 #include "cmd/command.h"
+#include "cmd/groups.h"
 #include "lib/http.h"
 
 static const char *const list_columns[] = { "name", "used_by", NULL };
 
-int ax_cmd_volume_list(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+static int cmd_volume_list(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	json_t *doc = NULL, *rows, *v;
 	size_t i;
@@ -34,7 +35,7 @@ int ax_cmd_volume_list(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_erro
 	return 0;
 }
 
-int ax_cmd_volume_rm(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+static int cmd_volume_rm(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	const char *name = ax_arg_string(args, "NAME");
 	char path[320];
@@ -50,3 +51,36 @@ int ax_cmd_volume_rm(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error 
 	res->view.title = "Volume Removed";
 	return 0;
 }
+
+static const ax_positional_spec volume_rm_positionals[] = {
+	{ .name = "NAME", .arity = AX_POS_REQUIRED, .kind = AX_VAL_TEXT, .help = "the named volume to remove" },
+	AX_POSITIONALS_END,
+};
+
+static const ax_command_spec volume_list_verb = {
+	.group = "volume", .name = "list", .summary = "List the named volumes and the sandboxes that mount them",
+	.description = "Named volumes (sandbox create -v NAME:/PATH, the lifecycle API's pvc volumes) are "
+	"directories the local engine keeps in $ALLOX_HOME/volumes; they outlive their sandboxes and are not in "
+	"checkpoints. Other servers have no such list.",
+	.formats = AX_OBJECT_FORMATS, .default_format = AX_FMT_TABLE, .target = AX_TARGET_SERVER,
+	.handler = cmd_volume_list,
+};
+
+static const ax_command_spec volume_rm_verb = {
+	.group = "volume", .name = "rm", .summary = "Remove a named volume and its files",
+	.description = "Refused while a sandbox mounts it.",
+	.positionals = volume_rm_positionals, .formats = AX_OBJECT_FORMATS, .default_format = AX_FMT_TABLE,
+	.target = AX_TARGET_SERVER, .handler = cmd_volume_rm,
+};
+
+static const ax_command_spec *const volume_verbs[] = {
+	&volume_list_verb,
+	&volume_rm_verb,
+	NULL,
+};
+
+const ax_group_spec ax_group_volume = {
+	.name = "volume",
+	.summary = "List and remove the local engine's named volumes",
+	.verbs = volume_verbs,
+};
