@@ -181,7 +181,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		ax_resp_error(&resp, 413, "SANDBOX::INVALID_PARAMETER", "request body larger than %d bytes", MAX_BODY);
 	else
 		(s->handle ? s->handle : ax_engine_handle)(s->engine, &req, &resp);
-	ret = answer(c, &resp, rid, st->keyless);
+	/* The lifecycle API on TCP answers one request per connection: the gate
+	 * sees only a connection's first request, and a server-proxy request
+	 * reusing it would reach this server instead of the proxy (proxy.h). */
+	ret = answer(c, &resp, rid, st->keyless || (!s->handle && !s->unix_socket));
 	json_decref(resp.body);
 	json_decref(req.query);
 	return ret;

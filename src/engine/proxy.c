@@ -30,6 +30,7 @@ typedef struct target {
 	char sig[65];
 	const char *rest;            /* the path for the sandbox: "", "/..." or "?..." */
 	size_t rest_len;
+	char prefix[192];            /* the path of the direct endpoint, before REST ("" or "/egress/ID") */
 } target;
 
 typedef struct conn {
@@ -201,21 +202,25 @@ static int authorise(const conn *c, const target *t, const char *head, size_t le
 			    "a signed endpoint");
 }
 
-/* A connection to the sandbox's port, or -1 with ERR. */
-static int upstream(const conn *c, const target *t, ax_error *err)
+/* A connection to where the direct endpoint of T's port leads (its path, if
+ * any, into T's prefix), or -1 with ERR. */
+static int upstream(const conn *c, target *t, ax_error *err)
 {
 	json_t *ep = ax_sandbox_endpoint(c->e, t->id, t->port, err);
-	const char *s = json_string_value(json_object_get(ep, "endpoint")), *colon = s ? strrchr(s, ':') : NULL;
+	const char *s = json_string_value(json_object_get(ep, "endpoint")), *path;
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	int fd = -1;
+	int fd = -1, port;
 
 	if (!ep)
 		return -1;
-	if (!colon || strncmp(s, "127.0.0.1:", 10) != 0 || strchr(colon, '/') || atoi(colon + 1) <= 0) {
+	port = s && strncmp(s, "127.0.0.1:", 10) == 0 ? atoi(s + 10) : 0;
+	path = s ? strchr(s + 10, '/') : NULL;
+	if (port <= 0 || port > 65535 || (path && strlen(path) >= sizeof t->prefix)) {
 		json_decref(ep);
 		return ax_wire_fail(err, "SANDBOX::INVALID_PARAMETER", "port %s is not proxied", t->port);
 	}
-	a.sin_port = htons((unsigned short)atoi(colon + 1));
+	snprintf(t->prefix, sizeof t->prefix, "%s", path ? path : "");
+	a.sin_port = htons((unsigned short)port);
 	json_decref(ep);
 	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
@@ -248,7 +253,8 @@ static void forward_header(int up, const char *head, size_t len, const target *t
 	const char *line = (const char *)memchr(head, '\n', len) + 1;
 
 	write_all(up, head, (size_t)(tstart - head));
-	if (!t->rest_len || t->rest[0] == '?')
+	write_all(up, t->prefix, strlen(t->prefix));
+	if (!t->prefix[0] && (!t->rest_len || t->rest[0] == '?'))
 		write_all(up, "/", 1);
 	write_all(up, t->rest, t->rest_len);
 	write_all(up, tend, (size_t)(line - tend));

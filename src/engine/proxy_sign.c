@@ -11,14 +11,9 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
-#include "engine/egress/egress.h"
 #include "engine/sandbox.h"
 #include "engine/wire_error.h"
 #include "lib/fs.h"
-
-/* The ports the agent serves itself, behind its token. */
-#define EXECD_PORT 44772
-#define AIO_PORT 8080
 
 int ax_proxy_key_load(ax_engine *e, ax_error *err)
 {
@@ -87,7 +82,7 @@ static void base36(unsigned long long v, char out[16])
 json_t *ax_proxy_endpoint(ax_engine *e, const char *id, const char *port_s, const char *host,
 			  unsigned long long expires, ax_error *err)
 {
-	json_t *direct = ax_sandbox_endpoint(e, id, port_s, err), *headers, *agent;
+	json_t *direct = ax_sandbox_endpoint(e, id, port_s, err), *headers;
 	char ep[512], token[65], sig[65], exp36[16];
 	long port;
 
@@ -96,17 +91,9 @@ json_t *ax_proxy_endpoint(ax_engine *e, const char *id, const char *port_s, cons
 		json_decref(direct);
 		return NULL;
 	}
-	if (port == AX_EGRESS_PORT) {
-		json_decref(direct);
-		ax_wire_fail(err, "SANDBOX::INVALID_PARAMETER",
-			     "the egress API (port %d) is served by the engine already: ask without use_server_proxy or "
-			     "expires", AX_EGRESS_PORT);
-		return NULL;
-	}
-	headers = json_object();
-	agent = json_object_get(json_object_get(direct, "headers"), "X-EXECD-ACCESS-TOKEN");
-	if (agent && (port == EXECD_PORT || port == AIO_PORT))
-		json_object_set(headers, "X-EXECD-ACCESS-TOKEN", agent);
+	/* What the service behind the port wants (the agent's token, the
+	 * egress API's) still goes to it, through the proxy. */
+	headers = json_object_get(direct, "headers") ? json_deep_copy(json_object_get(direct, "headers")) : json_object();
 	json_decref(direct);
 	if (expires) {
 		base36(expires, exp36);

@@ -73,6 +73,12 @@ get "http://$EP" -H "OPEN-SANDBOX-API-KEY: $KEY"
 [ "$code" = 200 ] && [ "$(head -1 "$TMP/got")" = / ] || fail "with the API key: $code $(head -1 "$TMP/got")"
 grep -qi 'open-sandbox-api-key' "$TMP/got" && fail "the API key reached the sandbox"
 
+t "a client that reuses its connection to the API reaches the proxy, not the API"
+curl -s -o /dev/null -o "$TMP/second" -w '%{http_code}\n' -H "OPEN-SANDBOX-API-KEY: $KEY" \
+	"$BASE/v1/sandboxes/$ID" "http://$EP/reused" >"$TMP/codes"
+[ "$(cat "$TMP/codes" | tr '\n' ' ')" = "200 200 " ] || fail "statuses: $(cat "$TMP/codes")"
+[ "$(head -1 "$TMP/second")" = /reused ] || fail "the second request did not reach the sandbox: $(head -1 "$TMP/second")"
+
 t "without the key or token, or with another sandbox's token, the proxy answers 401 in the spec's shape"
 get "http://$EP/"
 [ "$code" = 401 ] || fail "no credentials: $code"
@@ -113,6 +119,17 @@ get "http://$EXECD/ping" -H "X-Allox-Proxy-Token: $TOKEN" -H "X-EXECD-ACCESS-TOK
 [ "$code" = 200 ] || fail "execd ping: $code $(cat "$TMP/got")"
 get "http://$EXECD/files/info?path=/etc/hostname" -H "X-Allox-Proxy-Token: $TOKEN"
 [ "$code" = 401 ] || fail "execd without its token: $code"
+
+t "the egress API (port 18080) through the proxy, with its own header"
+api GET "/sandboxes/$ID/endpoints/18080?use_server_proxy=true"
+[ "$code" = 200 ] || fail "status $code: $(cat "$TMP/api")"
+EGP=$(jq -r .endpoint "$TMP/api")
+EAUTH=$(jq -r '.headers["OPENSANDBOX-EGRESS-AUTH"]' "$TMP/api")
+[ "$EGP" = "127.0.0.1:$PORT/v1/sandboxes/$ID/proxy/18080" ] || fail "endpoint $EGP"
+get "http://$EGP/policy" -H "X-Allox-Proxy-Token: $TOKEN" -H "OPENSANDBOX-EGRESS-AUTH: $EAUTH"
+[ "$code" = 200 ] && jq -e '.status == "ok"' "$TMP/got" >/dev/null || fail "policy: $code $(cat "$TMP/got")"
+get "http://$EGP/policy" -H "X-Allox-Proxy-Token: $TOKEN"
+[ "$code" = 401 ] || fail "the egress API without its header: $code"
 
 t "expires: a signed endpoint works without headers until it expires, and not altered"
 NOW=$(date +%s)
