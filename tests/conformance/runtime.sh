@@ -643,7 +643,7 @@ if [ -z "${execd_down:-}" ] && [ -z "${execd_stream_down:-}" ]; then
 	req code-list GET "$XPROXY/code/contexts?language=python"
 	check "execd: GET /code/contexts?language=python lists it" \
 		eval '[ "$code" = 200 ] && clean && jtrue "$TMP/out" "Array.isArray(d) && d.some(c => c.id === \"$CTX\")"'
-	req code-run POST "$XSTREAM/code" "{\"code\":\"x = 6 * 7\\nprint(x)\\nx\",\"context\":{\"id\":\"$CTX\"}}" --max-time 60
+	req code-run POST "$XSTREAM/code" "{\"code\":\"x = 6 * 7\\nprint(x)\\nx\",\"context\":{\"id\":\"$CTX\",\"language\":\"python\"}}" --max-time 60
 	check "execd: POST /code streams spec events: init, execution_count, stdout, result, execution_complete" \
 		eval '[ "$code" = 200 ] && only_violation "$STREAM_VIOLATION" && stream_check "$TMP/out" &&
 			jtrue "$TMP/events" "d.types.join() === \"init,execution_count,stdout,result,execution_complete\" &&
@@ -677,7 +677,7 @@ if [ -z "${execd_down:-}" ] && [ -z "${execd_stream_down:-}" ]; then
 	req code-delete-gone DELETE "$XPROXY/code/contexts/$CTX"
 	check "execd: DELETE /code/contexts/{unknown} is 404 with an ErrorResponse" \
 		eval '[ "$code" = 404 ] && clean && jtrue "$TMP/out" "$ERROR_RESPONSE"'
-	req code-run-gone POST "$XPROXY/code" "{\"code\":\"1\",\"context\":{\"id\":\"$CTX\"}}"
+	req code-run-gone POST "$XPROXY/code" "{\"code\":\"1\",\"context\":{\"id\":\"$CTX\",\"language\":\"python\"}}"
 	check "execd: POST /code in an unknown context is 500 with an ErrorResponse" \
 		eval '[ "$code" = 500 ] && clean && jtrue "$TMP/out" "$ERROR_RESPONSE && d.code === \"CONTEXT_NOT_FOUND\""'
 	req code-delete-lang DELETE "$XPROXY/code/contexts?language=python"
