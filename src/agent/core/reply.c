@@ -8,11 +8,17 @@
 enum MHD_Result ag_reply_queue(struct ag_req *req, unsigned status, struct MHD_Response *resp)
 {
 	enum MHD_Result rc;
+	const char *rid;
 
 	if (!resp)
 		return MHD_NO;
 	/* Responses describe live sandbox state; a proxy must never reuse one. */
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	/* The client's X-Request-ID comes back, as from the engine: the official
+	 * SDK reports it with a failed execd call (SandboxApiException.requestId). */
+	rid = MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, "X-Request-ID");
+	if (rid && *rid && strlen(rid) <= 128 && !strpbrk(rid, "\r\n"))
+		MHD_add_response_header(resp, "X-Request-ID", rid);
 	rc = MHD_queue_response(req->conn, status, resp);
 	MHD_destroy_response(resp);
 	req->responded = 1;
