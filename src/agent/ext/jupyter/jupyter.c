@@ -580,22 +580,7 @@ int ag_jupyter_delete(struct ag_jupyter *j, const char *session_id, struct ag_ju
 
 int ag_jupyter_delete_all(struct ag_jupyter *j)
 {
-	struct jsession *list = NULL, *s, *next;
-	int n = 0;
-
-	pthread_mutex_lock(&j->lock);
-	while ((s = j->sessions)) {
-		unlink_locked(j, s);
-		s->next = list;
-		list = s;
-		n++;
-	}
-	pthread_mutex_unlock(&j->lock);
-	for (s = list; s; s = next) {
-		next = s->next;
-		retire(j, s);
-	}
-	return n;
+	return ag_jupyter_delete_language(j, NULL);
 }
 
 json_t *ag_jupyter_sessions(struct ag_jupyter *j)

@@ -75,7 +75,8 @@ int ag_jupyter_context_create(struct ag_jupyter *j, const char *language, const 
 json_t *ag_jupyter_contexts(struct ag_jupyter *j, const char *language);
 /* {id, language} of session ID (404 if unknown). */
 int ag_jupyter_context_get(struct ag_jupyter *j, const char *id, json_t **result, struct ag_jupyter_error *err);
-/* Delete every session whose kernel speaks LANGUAGE; how many there were. */
+/* Delete every session whose kernel speaks LANGUAGE (NULL: every session);
+ * how many there were. */
 int ag_jupyter_delete_language(struct ag_jupyter *j, const char *language);
 /* Interrupt the code running in session ID, if any (404 if unknown). */
 int ag_jupyter_interrupt(struct ag_jupyter *j, const char *id, struct ag_jupyter_error *err);
