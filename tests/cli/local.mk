@@ -11,6 +11,7 @@ SHELL_TESTS += \
 	tests/cli/agent_execd.sh \
 	tests/cli/execd_ids.sh \
 	tests/cli/execd_sessions.sh \
+	tests/cli/execd_code.sh \
 	tests/cli/agent_jupyter.sh \
 	tests/cli/runtime.sh \
 	tests/cli/sandbox.sh \

@@ -632,6 +632,86 @@ if [ -z "${execd_down:-}" ] && [ -z "${execd_stream_down:-}" ]; then
 	check "execd: DELETE /session/{unknown} is 404 with an ErrorResponse" \
 		eval '[ "$code" = 404 ] && clean && jtrue "$TMP/out" "$ERROR_RESPONSE && d.code === \"CONTEXT_NOT_FOUND\""'
 
+	# Code interpreting: contexts are Jupyter kernels (the sandbox's python3).
+	req code-context POST "$XPROXY/code/context" '{"language":"python"}' --max-time 120
+	CTX=$(jv "$TMP/out" 'd.id')
+	check "execd: POST /code/context (CodeContext)" \
+		eval '[ "$code" = 200 ] && clean && [ -n "$CTX" ] && jtrue "$TMP/out" "d.language === \"python\""'
+	req code-get GET "$XPROXY/code/contexts/$CTX"
+	check "execd: GET /code/contexts/{context_id}" \
+		eval '[ "$code" = 200 ] && clean && jtrue "$TMP/out" "d.id === \"$CTX\" && d.language === \"python\""'
+	req code-list GET "$XPROXY/code/contexts?language=python"
+	check "execd: GET /code/contexts?language=python lists it" \
+		eval '[ "$code" = 200 ] && clean && jtrue "$TMP/out" "Array.isArray(d) && d.some(c => c.id === \"$CTX\")"'
+	req code-run POST "$XSTREAM/code" "{\"code\":\"x = 6 * 7\\nprint(x)\\nx\",\"context\":{\"id\":\"$CTX\",\"language\":\"python\"}}" --max-time 60
+	check "execd: POST /code streams spec events: init, execution_count, stdout, result, execution_complete" \
+		eval '[ "$code" = 200 ] && only_violation "$STREAM_VIOLATION" && stream_check "$TMP/out" &&
+			jtrue "$TMP/events" "d.types.join() === \"init,execution_count,stdout,result,execution_complete\" &&
+				d.events[0].text === \"$CTX\" && d.events[2].text === \"42\\n\" && d.events[3].results.text === \"42\""'
+	req code-run-error POST "$XSTREAM/code" "{\"code\":\"x / 0\",\"context\":{\"id\":\"$CTX\",\"language\":\"python\"}}"
+	check "execd: POST /code with an exception ends in a spec error event (state kept)" \
+		eval '[ "$code" = 200 ] && only_violation "$STREAM_VIOLATION" && stream_check "$TMP/out" &&
+			jtrue "$TMP/events" "d.events[d.events.length - 1].error.ename === \"ZeroDivisionError\" &&
+				d.events[d.events.length - 1].error.traceback.length > 0"'
+	req code-default POST "$XSTREAM/code" '{"code":"1 + 1","context":{"language":"python"}}' --max-time 120
+	check "execd: POST /code with only a language runs in its default context" \
+		eval '[ "$code" = 200 ] && only_violation "$STREAM_VIOLATION" && stream_check "$TMP/out" &&
+			jtrue "$TMP/events" "d.events.some(e => e.type === \"result\" && e.results.text === \"2\")"'
+	req code-shell POST "$XSTREAM/code" '{"code":"echo from-shell"}'
+	check "execd: POST /code without a context is a shell command" \
+		eval '[ "$code" = 200 ] && only_violation "$STREAM_VIOLATION" && stream_check "$TMP/out" &&
+			jtrue "$TMP/events" "d.events.some(e => e.type === \"stdout\" && e.text === \"from-shell\")"'
+	req code-interrupt DELETE "$XPROXY/code?id=$CTX"
+	check "execd: DELETE /code?id= (nothing running) is 200" eval '[ "$code" = 200 ] && clean'
+	req code-interrupt-unknown DELETE "$XPROXY/code?id=no-such-context"
+	check "execd: DELETE /code?id={unknown} is 500 with an ErrorResponse" \
+		eval '[ "$code" = 500 ] && clean && jtrue "$TMP/out" "$ERROR_RESPONSE"'
+	req code-no-kernel POST "$XPROXY/code/context" '{"language":"cobol"}'
+	check "execd: POST /code/context for a language without a kernel is 500 with an ErrorResponse" \
+		eval '[ "$code" = 500 ] && clean && jtrue "$TMP/out" "$ERROR_RESPONSE && /cobol/.test(d.message)"'
+	req code-delete DELETE "$XPROXY/code/contexts/$CTX"
+	check "execd: DELETE /code/contexts/{context_id}" eval '[ "$code" = 200 ] && clean'
+	req code-get-gone GET "$XPROXY/code/contexts/$CTX"
+	check "execd: GET /code/contexts/{unknown} is 404 with an ErrorResponse" \
+		eval '[ "$code" = 404 ] && clean && jtrue "$TMP/out" "$ERROR_RESPONSE && d.code === \"CONTEXT_NOT_FOUND\""'
+	req code-delete-gone DELETE "$XPROXY/code/contexts/$CTX"
+	check "execd: DELETE /code/contexts/{unknown} is 404 with an ErrorResponse" \
+		eval '[ "$code" = 404 ] && clean && jtrue "$TMP/out" "$ERROR_RESPONSE"'
+	req code-run-gone POST "$XPROXY/code" "{\"code\":\"1\",\"context\":{\"id\":\"$CTX\",\"language\":\"python\"}}"
+	check "execd: POST /code in an unknown context is 500 with an ErrorResponse" \
+		eval '[ "$code" = 500 ] && clean && jtrue "$TMP/out" "$ERROR_RESPONSE && d.code === \"CONTEXT_NOT_FOUND\""'
+	req code-delete-lang DELETE "$XPROXY/code/contexts?language=python"
+	check "execd: DELETE /code/contexts?language=python" eval '[ "$code" = 200 ] && clean'
+	req code-list-empty GET "$XPROXY/code/contexts?language=python"
+	check "execd: no python context is left" eval '[ "$code" = 200 ] && clean && jtrue "$TMP/out" "d.length === 0"'
+
+	# Bash contexts: with no bash kernel installed, bash sessions.
+	req code-bash-context POST "$XPROXY/code/context" '{"language":"bash"}'
+	BCTX=$(jv "$TMP/out" 'd.id')
+	check "execd: POST /code/context for bash (a bash session)" \
+		eval '[ "$code" = 200 ] && clean && [ -n "$BCTX" ] && jtrue "$TMP/out" "d.language === \"bash\""'
+	req code-bash-run POST "$XSTREAM/code" "{\"code\":\"V=42; cd /tmp; echo \$V\",\"context\":{\"id\":\"$BCTX\",\"language\":\"bash\"}}"
+	check "execd: POST /code in a bash context streams spec events" \
+		eval '[ "$code" = 200 ] && only_violation "$STREAM_VIOLATION" && stream_check "$TMP/out" &&
+			jtrue "$TMP/events" "d.types.join() === \"init,execution_count,stdout,execution_complete\" &&
+				d.events[0].text === \"$BCTX\" && d.events[2].text === \"42\""'
+	req code-bash-exit POST "$XSTREAM/code" "{\"code\":\"echo \$V \$PWD; exit_status() { return 3; }; exit_status\",\"context\":{\"id\":\"$BCTX\",\"language\":\"bash\"}}"
+	check "execd: POST /code in a bash context: state kept, a non-zero exit is a spec error event" \
+		eval '[ "$code" = 200 ] && only_violation "$STREAM_VIOLATION" && stream_check "$TMP/out" &&
+			jtrue "$TMP/events" "d.events[2].text === \"42 /tmp\" && d.events[d.events.length - 1].error.evalue === \"3\""'
+	req code-bash-get GET "$XPROXY/code/contexts/$BCTX"
+	check "execd: GET /code/contexts/{bash context}" \
+		eval '[ "$code" = 200 ] && clean && jtrue "$TMP/out" "d.id === \"$BCTX\" && d.language === \"bash\""'
+	req code-bash-list GET "$XPROXY/code/contexts?language=bash"
+	check "execd: GET /code/contexts?language=bash lists it" \
+		eval '[ "$code" = 200 ] && clean && jtrue "$TMP/out" "d.length === 1 && d[0].id === \"$BCTX\""'
+	req code-bash-interrupt DELETE "$XPROXY/code?id=$BCTX"
+	check "execd: DELETE /code?id={bash context} (nothing running) is 200" eval '[ "$code" = 200 ] && clean'
+	req code-bash-delete DELETE "$XPROXY/code/contexts/$BCTX"
+	check "execd: DELETE /code/contexts/{bash context}" eval '[ "$code" = 200 ] && clean'
+	req code-bash-delete-lang DELETE "$XPROXY/code/contexts?language=bash"
+	check "execd: DELETE /code/contexts?language=bash" eval '[ "$code" = 200 ] && clean'
+
 	# Metrics.
 	req metrics GET "$XPROXY/metrics"
 	check "execd: GET /metrics (Metrics)" \
@@ -662,7 +742,7 @@ if [ -z "${execd_down:-}" ] && [ -z "${execd_stream_down:-}" ]; then
 			[ "$(count "$TMP/prism-execd.log" "\] get /ping .*UNAUTHORIZED")" = 1 ] &&
 			[ "$(count "$TMP/prism-execd.log" "\] post /directories .*UNPROCESSABLE_ENTITY")" = 1 ] &&
 			[ "$(count "$TMP/prism-execd.log" "$X_WARNING")" = 1 ]'
-	streams=$(grep -cE ': POST http://127.0.0.1:'"$SPORT"'/(command|session/[^ ]*/run) ' "$TMP/requests.log")
+	streams=$(grep -cE ': POST http://127.0.0.1:'"$SPORT"'/(command|session/[^ ]*/run|code) ' "$TMP/requests.log")
 	# Without --errors prism forwards its start-up probe of "/" (no spec
 	# route) and warns once that no route matched it.
 	S_EXPECTED='error +Violation: response\.body Response body must be object'

@@ -27,6 +27,7 @@ static const struct ag_ext_mhd agent_mhd = {
 	.create_response_from_buffer = MHD_create_response_from_buffer,
 	.add_response_header = MHD_add_response_header,
 	.queue_response = MHD_queue_response,
+	.create_response_from_callback = MHD_create_response_from_callback,
 	.destroy_response = MHD_destroy_response,
 	.lookup_connection_value = MHD_lookup_connection_value,
 	.get_connection_info = MHD_get_connection_info,
@@ -166,4 +167,31 @@ enum MHD_Result ag_ext_route(struct ag_req *req)
 	req->route = row;
 	req->ctx = &e->ctx;
 	return row->handle(req);
+}
+
+bool ag_ext_loaded(const struct ag_ctx *ctx)
+{
+	struct ag_ext *e = ctx->ext;
+	bool loaded;
+
+	if (!e)
+		return false;
+	pthread_mutex_lock(&e->lock);
+	loaded = e->loaded;
+	pthread_mutex_unlock(&e->lock);
+	return loaded;
+}
+
+json_t *ag_ext_code_contexts(const struct ag_ctx *ctx, const char *language)
+{
+	struct ag_ext *e = ctx->ext;
+	json_t *list;
+	char *text;
+
+	if (!ag_ext_loaded(ctx))
+		return json_array();
+	text = e->api->code_contexts(&e->ctx, language);
+	list = text ? json_loads(text, 0, NULL) : NULL;
+	free(text);
+	return list;
 }
