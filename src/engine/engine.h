@@ -79,7 +79,7 @@ typedef struct ax_req {
 typedef struct ax_resp {
 	int status;
 	json_t *body;            /* NULL: empty body */
-	char location[256];
+	char location[2048];
 	char size_header[32];    /* X-Allox-Snapshot-Size: bytes, "" for none */
 	bool text;               /* body is a JSON string sent as text/plain (the egress API's errors) */
 } ax_resp;

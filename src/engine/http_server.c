@@ -30,6 +30,7 @@ typedef struct conn_state {
 	size_t len;
 	bool too_large;
 	bool keyless;   /* TCP without the key: only /health gets this far */
+	bool proxied;   /* a server-proxy request on a reused connection (redirect_to_proxy) */
 } conn_state;
 
 static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
@@ -108,6 +109,11 @@ static enum MHD_Result begin(const ax_http_server *s, struct MHD_Connection *c, 
 	char rid[65];
 	enum MHD_Result ret;
 
+	/* The proxy checks its own credentials, after the redirect. */
+	if (!s->handle && ax_proxy_path(route_path(url))) {
+		st->proxied = true;
+		return MHD_YES;
+	}
 	if (s->require_key) {
 		key = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "OPEN-SANDBOX-API-KEY");
 		if (!key || !*key)
@@ -128,6 +134,48 @@ static enum MHD_Result begin(const ax_http_server *s, struct MHD_Connection *c, 
 	}
 	MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, IDLE_TIMEOUT_S);
 	return MHD_YES;
+}
+
+static void append_escaped(char *out, size_t max, const char *s, const char *keep)
+{
+	size_t n = strlen(out);
+
+	for (; *s && n + 4 < max; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || strchr(keep, ch))
+			out[n++] = (char)ch;
+		else
+			n += (size_t)snprintf(out + n, max - n, "%%%02X", ch);
+	}
+	out[n] = '\0';
+}
+
+/* The gate hands the proxy a connection's first request only (proxy.h): a
+ * client that reused a connection for a proxy request is sent to the same
+ * URL on a new one (307 keeps the method and body), and this one closes. */
+static void redirect_to_proxy(struct MHD_Connection *c, const char *url, const ax_req *req, ax_resp *resp)
+{
+	const char *k, *host = req->host && *req->host && !strpbrk(req->host, " \r\n/") ? req->host : "localhost";
+	json_t *vals, *v;
+	size_t i;
+	char sep = '?';
+
+	(void)c;
+	snprintf(resp->location, sizeof resp->location, "http://%s", host);
+	append_escaped(resp->location, sizeof resp->location, url, "/-._~!$&'()*+,;=:@");
+	json_object_foreach(req->query, k, vals)
+		json_array_foreach(vals, i, v) {
+			size_t n = strlen(resp->location);
+
+			snprintf(resp->location + n, sizeof resp->location - n, "%c", sep);
+			append_escaped(resp->location, sizeof resp->location, k, "-._~");
+			n = strlen(resp->location);
+			snprintf(resp->location + n, sizeof resp->location - n, "=");
+			append_escaped(resp->location, sizeof resp->location, json_string_value(v), "-._~");
+			sep = '&';
+		}
+	ax_resp_error(resp, 307, "GENERAL::REDIRECT", "a server-proxy request goes on a connection of its own");
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
@@ -177,14 +225,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	req.query = json_object();
 	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_arg, req.query);
 
-	if (st->too_large)
+	if (st->proxied)
+		redirect_to_proxy(c, url, &req, &resp);
+	else if (st->too_large)
 		ax_resp_error(&resp, 413, "SANDBOX::INVALID_PARAMETER", "request body larger than %d bytes", MAX_BODY);
 	else
 		(s->handle ? s->handle : ax_engine_handle)(s->engine, &req, &resp);
-	/* The lifecycle API on TCP answers one request per connection: the gate
-	 * sees only a connection's first request, and a server-proxy request
-	 * reusing it would reach this server instead of the proxy (proxy.h). */
-	ret = answer(c, &resp, rid, st->keyless || (!s->handle && !s->unix_socket));
+	ret = answer(c, &resp, rid, st->keyless || st->proxied);
 	json_decref(resp.body);
 	json_decref(req.query);
 	return ret;

@@ -321,17 +321,29 @@ static void *conn_main(void *arg)
 	return NULL;
 }
 
+bool ax_proxy_path(const char *path)
+{
+	target t;
+
+	return parse_target(path, path + strlen(path), &t);
+}
+
 bool ax_proxy_take(const ax_http_server *srv, int fd)
 {
-	char buf[512];
-	ssize_t n = recv(fd, buf, sizeof buf, MSG_PEEK | MSG_DONTWAIT);
+	/* The whole request line, as long as the gate let it be: a proxy
+	 * request it misses would be redirected back to it for ever. */
+	char *buf = malloc(HEADER_MAX);
+	ssize_t n = buf ? recv(fd, buf, HEADER_MAX, MSG_PEEK | MSG_DONTWAIT) : -1;
 	const char *ts, *te;
 	pthread_attr_t attr;
 	pthread_t th;
 	target t;
 	conn *c;
 
-	if (n <= 0 || !request_target(buf, (size_t)n, &ts, &te) || !parse_target(ts, te, &t))
+	bool mine = n > 0 && request_target(buf, (size_t)n, &ts, &te) && parse_target(ts, te, &t);
+
+	free(buf);
+	if (!mine)
 		return false;
 	c = calloc(1, sizeof *c);
 	if (!c) {

@@ -34,6 +34,9 @@ void ax_proxy_sign(const ax_engine *e, const char *id, long port, unsigned long 
 json_t *ax_proxy_endpoint(ax_engine *e, const char *id, const char *port_s, const char *host,
 			  unsigned long long expires, ax_error *err);
 
+/* Whether request path PATH (with or without /v1, no query) is the proxy's. */
+bool ax_proxy_path(const char *path);
+
 struct ax_http_server;
 /* On the listener's gate thread, for a connection whose header has arrived:
  * true when it asks for the proxy, which then owns FD (and answers it on a
