@@ -38,7 +38,7 @@ int ax_exec_env_init(ax_exec_env *e, const ax_globals *g, ax_error *err)
 
 	memset(e, 0, sizeof *e);
 	if (n <= 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot find this executable: %s", strerror(errno));
+		return ax_fail(err, AX_CODE_IO, "cannot find this executable: %s", strerror(errno));
 	path[n] = '\0';
 	e->self = strdup(path);
 	e->globals = calloc(1, sizeof *e->globals);
@@ -64,7 +64,7 @@ int ax_exec_env_init(ax_exec_env *e, const ax_globals *g, ax_error *err)
 		rc |= add_global(e, "--no-color", NULL);
 	if (rc) {
 		ax_exec_env_free(e);
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "out of memory");
+		return ax_fail(err, AX_CODE_IO, "out of memory");
 	}
 	return 0;
 }
@@ -128,7 +128,7 @@ int ax_job_start(const ax_exec_env *e, char *const *words, int n, bool capture, 
 	memset(job, 0, sizeof *job);
 	job->fd = -1;
 	if (capture && pipe2(fds, O_CLOEXEC) < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot create a pipe: %s", strerror(errno));
+		return ax_fail(err, AX_CODE_IO, "cannot create a pipe: %s", strerror(errno));
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
@@ -138,7 +138,7 @@ int ax_job_start(const ax_exec_env *e, char *const *words, int n, bool capture, 
 			close(fds[0]);
 			close(fds[1]);
 		}
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot start a process: %s", strerror(saved));
+		return ax_fail(err, AX_CODE_IO, "cannot start a process: %s", strerror(saved));
 	}
 	if (pid == 0)
 		child_exec(e, words, n, capture ? fds[1] : -1, columns);
@@ -206,7 +206,7 @@ int ax_job_capture(const ax_exec_env *e, char *const *words, int n, char **out, 
 				free(buf);
 				kill(job.pid, SIGTERM);
 				ax_job_reap(&job, true, status);
-				return ax_fail(err, AX_EXIT_FAILURE, "IO", "out of memory");
+				return ax_fail(err, AX_CODE_IO, "out of memory");
 			}
 			buf = b;
 		}

@@ -89,7 +89,7 @@ int ax_execd_run(ax_http *execd, const ax_command_run *run, const ax_command_eve
 	payload = json_dumps(body, JSON_COMPACT);
 	json_decref(body);
 	if (!payload)
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	if (ax_http_begin(execd, &call, "POST", "/command", err) < 0) {
 		free(payload);
 		return -1;
@@ -106,7 +106,7 @@ int ax_execd_run(ax_http *execd, const ax_command_run *run, const ax_command_eve
 	err->message[0] = '\0';
 	if (ax_http_perform(&call, &status, err) < 0 && !s.timed_out && !s.interrupted) {
 		if (!err->message[0])
-			ax_fail(err, AX_EXIT_FAILURE, "CONNECTION", "the command stream broke off");
+			ax_fail(err, AX_CODE_CONNECTION, "the command stream broke off");
 		goto out;
 	}
 	if (s.timed_out || s.interrupted) {
@@ -121,7 +121,7 @@ int ax_execd_run(ax_http *execd, const ax_command_run *run, const ax_command_eve
 		json_t *e = json_loadb(s.dec.buf ? s.dec.buf : "", s.dec.len, 0, NULL);
 		const char *msg = json_string_value(json_object_get(e, "message"));
 
-		ax_fail(err, AX_EXIT_FAILURE, "EXECD", "execd error (%ld): %s", status,
+		ax_fail(err, AX_CODE_EXECD, "execd error (%ld): %s", status,
 			msg ? msg : (s.dec.len ? "unexpected answer" : "empty answer"));
 		json_decref(e);
 		goto out;
@@ -131,7 +131,7 @@ int ax_execd_run(ax_http *execd, const ax_command_run *run, const ax_command_eve
 	if (s.dec.failed)
 		goto out;
 	if (!s.dec.terminal) {
-		ax_fail(err, AX_EXIT_FAILURE, "PROTOCOL", "the command's output stream ended without an exit status");
+		ax_fail(err, AX_CODE_PROTOCOL, "the command's output stream ended without an exit status");
 		goto out;
 	}
 	*end = AX_COMMAND_EXITED;

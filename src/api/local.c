@@ -103,9 +103,9 @@ int ax_local_engine_ensure(const char *home, bool verbose, int *conn, ax_error *
 
 	*conn = -1;
 	if (!sock)
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	if (strlen(sock) >= sizeof ((struct sockaddr_un *)0)->sun_path) {
-		rc = ax_fail(err, AX_EXIT_FAILURE, "ENGINE", "ALLOX_HOME is too long for a unix socket path: %s", sock);
+		rc = ax_fail(err, AX_CODE_ENGINE, "ALLOX_HOME is too long for a unix socket path: %s", sock);
 		free(sock);
 		return rc;
 	}
@@ -117,7 +117,7 @@ int ax_local_engine_ensure(const char *home, bool verbose, int *conn, ax_error *
 	engine = find_engine();
 	if (!engine) {
 		free(sock);
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	}
 	{
 		/* The engine daemonises itself and exits once it listens (or another one already does). */
@@ -128,7 +128,7 @@ int ax_local_engine_ensure(const char *home, bool verbose, int *conn, ax_error *
 		rc = posix_spawnp(&pid, engine, NULL, NULL, argv, environ);
 	}
 	if (rc != 0) {
-		ax_fail(err, AX_EXIT_FAILURE, "ENGINE", "cannot start the local engine %s: %s", engine, strerror(rc));
+		ax_fail(err, AX_CODE_ENGINE, "cannot start the local engine %s: %s", engine, strerror(rc));
 		ax_error_hint(err, "Set ALLOX_ENGINE to the allox-engine binary, or connection.domain to a server.");
 		goto out;
 	}
@@ -144,7 +144,7 @@ int ax_local_engine_ensure(const char *home, bool verbose, int *conn, ax_error *
 		}
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (now.tv_sec - start.tv_sec >= 10) {
-			ax_fail(err, AX_EXIT_FAILURE, "ENGINE", "the local engine did not start (exit status %d)",
+			ax_fail(err, AX_CODE_ENGINE, "the local engine did not start (exit status %d)",
 				WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 			ax_error_hint(err, "See %s/engine.log.", home);
 			break;

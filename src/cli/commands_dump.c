@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "lib/ax_error.h"
 
 static json_t *string_or_null(const char *s)
 {
@@ -108,6 +109,18 @@ static json_t *config_keys_json(void)
 	return list;
 }
 
+/* The codes of -o json errors with their exit statuses, for the docs check. */
+static json_t *error_codes_json(void)
+{
+	json_t *list = json_array();
+	int c;
+
+	for (c = AX_CODE_NONE + 1; c < AX_CODE_COUNT; c++)
+		json_array_append_new(list, json_pack("{s:s, s:i}", "code", ax_code_name((ax_code)c), "exit",
+						      ax_code_exit((ax_code)c)));
+	return list;
+}
+
 json_t *ax_commands_json(void)
 {
 	const ax_group_spec *g;
@@ -127,7 +140,7 @@ json_t *ax_commands_json(void)
 		else
 			json_decref(verbs);
 	}
-	return json_pack("{s:s, s:s, s:o, s:o, s:o}", "program", "allox-cli", "version", PACKAGE_VERSION,
+	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o}", "program", "allox-cli", "version", PACKAGE_VERSION,
 			 "global_options", options_json(ax_global_options()), "groups", groups, "config_keys",
-			 config_keys_json());
+			 config_keys_json(), "error_codes", error_codes_json());
 }

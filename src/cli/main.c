@@ -73,7 +73,7 @@ static char *allox_home(void)
 static void print_error(const ax_error *err, ax_format format, const ax_command_spec *cmd, const char *usage_group)
 {
 	if (format == AX_FMT_JSON) {
-		json_t *e = json_pack("{s:{s:s, s:s}}", "error", "message", err->message, "code", err->code);
+		json_t *e = json_pack("{s:{s:s, s:s}}", "error", "message", err->message, "code", ax_error_code_name(err));
 
 		if (err->hint[0])
 			json_object_set_new(json_object_get(e, "error"), "hint", json_string(err->hint));
@@ -162,9 +162,9 @@ static int unknown_group(const char *word)
 	const char *hint = ax_suggest(word, group_names, n);
 
 	if (hint)
-		ax_fail(&err, AX_EXIT_USAGE, "USAGE", "unknown command '%s' (did you mean '%s'?)", word, hint);
+		ax_fail(&err, AX_CODE_USAGE, "unknown command '%s' (did you mean '%s'?)", word, hint);
 	else
-		ax_fail(&err, AX_EXIT_USAGE, "USAGE", "unknown command '%s'", word);
+		ax_fail(&err, AX_CODE_USAGE, "unknown command '%s'", word);
 	print_error(&err, AX_FMT_TABLE, NULL, NULL);
 	return AX_EXIT_USAGE;
 }
@@ -182,10 +182,10 @@ static int unknown_verb(const ax_group_spec *g, const char *word)
 			names[n++] = c->name;
 	hint = ax_suggest(word, names, n);
 	if (hint)
-		ax_fail(&err, AX_EXIT_USAGE, "USAGE", "unknown verb '%s' for '%s' (did you mean '%s'?)", word,
+		ax_fail(&err, AX_CODE_USAGE, "unknown verb '%s' for '%s' (did you mean '%s'?)", word,
 			g->name, hint);
 	else
-		ax_fail(&err, AX_EXIT_USAGE, "USAGE", "unknown verb '%s' for '%s'", word, g->name);
+		ax_fail(&err, AX_CODE_USAGE, "unknown verb '%s' for '%s'", word, g->name);
 	print_error(&err, AX_FMT_TABLE, NULL, g->name);
 	return AX_EXIT_USAGE;
 }
@@ -251,7 +251,7 @@ static int run_command(const ax_command_spec *cmd, int argc, char **argv, const 
 	ctx.catch_interrupts = catch_interrupts;
 	status = -1;
 	if (!home) {
-		ax_fail(&err, AX_EXIT_FAILURE, "IO", "out of memory");
+		ax_fail(&err, AX_CODE_IO, "out of memory");
 		goto out;
 	}
 	if (!(cmd->flags & AX_CMD_NO_CONFIG)) {

@@ -46,7 +46,7 @@ int ax_cmd_aio_exec(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *
 		goto out;
 	line = ax_shell_join(words, n);
 	if (!line) {
-		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		ax_fail(err, AX_CODE_NOMEM, "out of memory");
 		goto out;
 	}
 	/* The HTTP request outlives the command's own limit by a margin. */

@@ -62,7 +62,7 @@ int ax_cmd_run(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 		goto out;
 	line = ax_shell_join((const char *const *)words, n);
 	if (!line) {
-		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		ax_fail(err, AX_CODE_NOMEM, "out of memory");
 		goto out;
 	}
 	if (ctx->verbose)
@@ -78,7 +78,7 @@ int ax_cmd_run(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (ax_execd_run(&ctx->target->runtime, &run, &ev, &end, &code, err) < 0) {
 		if (o.write_failed)
-			ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot write the command's output");
+			ax_fail(err, AX_CODE_IO, "cannot write the command's output");
 		goto out;
 	}
 	if (end == AX_COMMAND_TIMED_OUT) {
@@ -93,7 +93,7 @@ int ax_cmd_run(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 	err_text = ax_stream_kept(ctx->stream, AX_STREAM_ERR);
 	if (!out_text || !err_text) {
 		/* Output that is not UTF-8 can't be a JSON string; say so rather than guess. */
-		ax_fail(err, AX_EXIT_FAILURE, "ENCODING", "the command's output is not valid UTF-8; use -o raw");
+		ax_fail(err, AX_CODE_ENCODING, "the command's output is not valid UTF-8; use -o raw");
 		goto out;
 	}
 	res->kind = AX_RESULT_STREAM;

@@ -102,8 +102,8 @@ void ax_endpoint(ax_engine *e, json_t *rec, const char *port_s, ax_resp *resp)
 		if (!e->forwards)
 			e->forwards = ax_fwds_new();
 		rc = e->forwards ? ax_fwd_get(e->forwards, id, ns, (int)port, &host_port, &err)
-				 : ax_fail(&err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
-		rc = rc == 0 ? 1 : strcmp(err.code, "NOT_LISTENING") == 0 ? 0 : -1;
+				 : ax_fail(&err, AX_CODE_NOMEM, "out of memory");
+		rc = rc == 0 ? 1 : err.code == AX_CODE_NOT_LISTENING ? 0 : -1;
 	}
 	close(ns);
 	if (rc < 0) {

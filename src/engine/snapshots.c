@@ -309,9 +309,9 @@ static void *capture_thread(void *arg)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ax_error_clear(&err);
 	rc = partial ? ax_layer_copy(job->src, partial, &size, &err)
-		     : ax_fail(&err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		     : ax_fail(&err, AX_CODE_NOMEM, "out of memory");
 	if (rc == 0 && rename(partial, job->dst) < 0)
-		rc = ax_fail(&err, AX_EXIT_FAILURE, "IO", "cannot keep the layer: %s", strerror(errno));
+		rc = ax_fail(&err, AX_CODE_IO, "cannot keep the layer: %s", strerror(errno));
 	if (rc < 0 && partial)
 		ax_rt_remove_state(partial, &(ax_error){ 0 });
 
@@ -360,7 +360,7 @@ static int start_capture(ax_engine *e, json_t *snap, const char *sandbox_id, cap
 	if (!job || !sdir) {
 		free(job);
 		free(sdir);
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	}
 	job->e = e;
 	job->waited = true;
@@ -371,7 +371,7 @@ static int start_capture(ax_engine *e, json_t *snap, const char *sandbox_id, cap
 	free(sdir);
 	if (!job->src || !job->dst) {
 		job_free(job);
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	}
 	if (ax_sandbox_freeze_for_capture(e, sandbox_id, err) < 0) {
 		job_free(job);
@@ -384,7 +384,7 @@ static int start_capture(ax_engine *e, json_t *snap, const char *sandbox_id, cap
 	if (rc != 0) {
 		ax_sandbox_thaw_after_capture(e, sandbox_id);
 		job_free(job);
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot start the capture: %s", strerror(rc));
+		return ax_fail(err, AX_CODE_IO, "cannot start the capture: %s", strerror(rc));
 	}
 	e->captures++;
 	*started = job;
@@ -696,7 +696,7 @@ int ax_snapshots_load(ax_engine *e, ax_error *err)
 		return -1;
 	d = opendir(e->snapshots_dir);
 	if (!d)
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot read %s: %s", e->snapshots_dir, strerror(errno));
+		return ax_fail(err, AX_CODE_IO, "cannot read %s: %s", e->snapshots_dir, strerror(errno));
 	while ((de = readdir(d))) {
 		char *path;
 		json_t *snap;

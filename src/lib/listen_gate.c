@@ -335,7 +335,7 @@ int ax_gate_start(ax_gate **gate, int listen_fd, const ax_gate_limits *lim, ax_g
 
 	*gate = NULL;
 	if (!g)
-		return ax_fail(err, AX_EXIT_FAILURE, "SERVER", "out of memory");
+		return ax_fail(err, AX_CODE_SERVER, "out of memory");
 	g->listen_fd = listen_fd;
 	g->epfd = g->wake_fd = -1;
 	g->pass = pass;
@@ -349,7 +349,7 @@ int ax_gate_start(ax_gate **gate, int listen_fd, const ax_gate_limits *lim, ax_g
 	if (!g->peek || g->epfd < 0 || g->wake_fd < 0) {
 		e = g->peek ? errno : ENOMEM;
 		gate_free(g);
-		return ax_fail(err, AX_EXIT_FAILURE, "SERVER", "cannot set up the listener: %s", strerror(e));
+		return ax_fail(err, AX_CODE_SERVER, "cannot set up the listener: %s", strerror(e));
 	}
 	ev.data.ptr = &g->wake_fd;
 	if (epoll_ctl(g->epfd, EPOLL_CTL_ADD, g->wake_fd, &ev) < 0)
@@ -372,7 +372,7 @@ int ax_gate_start(ax_gate **gate, int listen_fd, const ax_gate_limits *lim, ax_g
 fail:
 	e = errno;
 	gate_free(g);
-	return ax_fail(err, AX_EXIT_FAILURE, "SERVER", "cannot watch listening socket %d: %s", listen_fd, strerror(e));
+	return ax_fail(err, AX_CODE_SERVER, "cannot watch listening socket %d: %s", listen_fd, strerror(e));
 }
 
 void ax_gate_stop(ax_gate *g)

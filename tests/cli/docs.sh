@@ -282,6 +282,22 @@ jq -r ".groups[].verbs[] | $verb_key" "$C" | while IFS= read -r v; do
 done >>"$TMP/r"
 [ ! -s "$TMP/r" ] || report "$TMP/r"
 
+t "allox-cli(1) ERROR CODES documents every -o json error code with its exit status, and nothing else"
+: >"$TMP/r"
+jq -r '.error_codes[] | "\(.code) \(.exit)"' "$C" | sort >"$TMP/want"
+# Each entry: .TP, .B CODE, then a line that starts "Exit N".
+awk '/^\.SH / { in_codes = ($0 == ".SH ERROR CODES") } in_codes && /^\.B / { code = $2; next }
+	in_codes && code != "" && match($0, /^Exit [0-9]+/) { print code, substr($0, 6, RLENGTH - 5) } { code = "" }' \
+	"$MAN/allox-cli.1" | sort >"$TMP/have"
+[ -s "$TMP/want" ] || echo "  allox-cli __commands lists no error_codes" >>"$TMP/r"
+comm -23 "$TMP/want" "$TMP/have" | sed 's/^\([^ ]*\) \(.*\)/  allox-cli.1: ERROR CODES lacks "\1" with "Exit \2."; add:\
+    .TP\
+    .B \1\
+    Exit \2.\
+    (what it means)/' >>"$TMP/r"
+comm -13 "$TMP/want" "$TMP/have" | sed 's/^/  allox-cli.1: ERROR CODES documents a code or exit status the program does not have: /' >>"$TMP/r"
+[ ! -s "$TMP/r" ] || report "$TMP/r"
+
 t "the pages render without a warning under groff -man -ww -z"
 : >"$TMP/r"
 for page in "$MAN"/*.[158]; do

@@ -6,6 +6,7 @@ UNIT_LDADD = $(CLI_ARCHIVES) $(LIB_LIBS) $(CRYPTO_LIBS) $(NCURSES_LIBS) $(READLI
 # Tests of the client's libraries: tests/unit/test_NAME.c against $(UNIT_LDADD).
 UNIT_TESTS += \
 	tests/unit/test_api_decode \
+	tests/unit/test_ax_error \
 	tests/unit/test_complete \
 	tests/unit/test_conf \
 	tests/unit/test_duration \
@@ -26,6 +27,8 @@ UNIT_TESTS += \
 	tests/unit/test_tui_complete
 tests_unit_test_api_decode_LDADD = $(UNIT_LDADD)
 tests_unit_test_api_decode_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_ax_error_LDADD = $(UNIT_LDADD)
+tests_unit_test_ax_error_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_complete_LDADD = $(UNIT_LDADD)
 tests_unit_test_complete_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_conf_LDADD = $(UNIT_LDADD)

@@ -42,7 +42,7 @@ static void check_error(const char *text, size_t len, const char *want)
 		fail_msg("expected error '%s' for: %s", want, text);
 	assert_null(v);
 	assert_string_equal(err.message, want);
-	assert_string_equal(err.code, "CONFIG");
+	assert_int_equal(err.code, AX_CODE_CONFIG);
 	assert_int_equal(err.exit_code, AX_EXIT_FAILURE);
 }
 
@@ -585,7 +585,7 @@ static void test_set_errors(void **state)
 	assert_string_equal(err.message, "cannot set 'a.b': value cannot be written as TOML");
 	assert_int_equal(toml_set("a = = 1\n", 8, "a.b", one, &out, &err), -1);
 	assert_string_equal(err.message, "1:5: expected value");
-	assert_string_equal(err.code, "CONFIG");
+	assert_int_equal(err.code, AX_CODE_CONFIG);
 	json_decref(one);
 }
 

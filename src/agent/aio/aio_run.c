@@ -228,7 +228,7 @@ struct aio_run *aio_run_start(const struct ag_ctx *ctx, const char *command, con
 		if (r)
 			free(r->command);
 		free(r);
-		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		ax_fail(err, AX_CODE_NOMEM, "out of memory");
 		return NULL;
 	}
 	r->refs = 2;	/* the caller's and the pump's */
@@ -262,7 +262,7 @@ struct aio_run *aio_run_start(const struct ag_ctx *ctx, const char *command, con
 		ag_proc_wait(ctx, &r->proc, -1, NULL);
 		r->refs = 1;
 		aio_run_unref(r);
-		ax_fail(err, AX_EXIT_FAILURE, "SPAWN", "cannot start a thread: %s", strerror(e));
+		ax_fail(err, AX_CODE_SPAWN, "cannot start a thread: %s", strerror(e));
 		return NULL;
 	}
 	return r;

@@ -43,7 +43,7 @@ static int open_log(ax_error *err)
 	snprintf(path, sizeof path, "%s/allox-command-XXXXXX", dir);
 	fd = mkostemp(path, O_APPEND | O_CLOEXEC);
 	if (fd < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "LOG", "cannot create a log file in %s: %s", dir, strerror(errno));
+		return ax_fail(err, AX_CODE_LOG, "cannot create a log file in %s: %s", dir, strerror(errno));
 	unlink(path);
 	return fd;
 }
@@ -130,13 +130,13 @@ static int start_thread(struct pump *p, ax_error *err)
 	int rc;
 
 	if (pthread_attr_init(&attr) != 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "THREAD", "cannot start a thread");
+		return ax_fail(err, AX_CODE_THREAD, "cannot start a thread");
 	pthread_attr_setstacksize(&attr, PUMP_STACK);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	rc = pthread_create(&t, &attr, pump_run, p);
 	pthread_attr_destroy(&attr);
 	if (rc != 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "THREAD", "cannot start a thread: %s", strerror(rc));
+		return ax_fail(err, AX_CODE_THREAD, "cannot start a thread: %s", strerror(rc));
 	return 0;
 }
 
@@ -147,13 +147,13 @@ int ag_background_start(const struct ag_ctx *ctx, struct ag_cmd *cmd, const char
 	int log_fd;
 
 	if (!p)
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	log_fd = open_log(err);
 	if (log_fd < 0)
 		goto fail;
 	p->log_fd = fcntl(log_fd, F_DUPFD_CLOEXEC, 0);
 	if (p->log_fd < 0) {
-		ax_fail(err, AX_EXIT_FAILURE, "LOG", "dup: %s", strerror(errno));
+		ax_fail(err, AX_CODE_LOG, "dup: %s", strerror(errno));
 		close(log_fd);
 		goto fail;
 	}

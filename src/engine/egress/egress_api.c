@@ -80,12 +80,12 @@ static int egress_listener(ax_engine *e, ax_error *err)
 	    getsockname(fd, (struct sockaddr *)&a, &len) < 0) {
 		if (fd >= 0)
 			close(fd);
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot listen on the host's loopback");
+		return ax_fail(err, AX_CODE_IO, "cannot listen on the host's loopback");
 	}
 	srv = calloc(1, sizeof *srv);
 	if (!srv) {
 		close(fd);
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	}
 	srv->handle = ax_egress_api_handle;
 	if (ax_http_serve(srv, e, fd, false, err) < 0) {

@@ -37,20 +37,20 @@ static int validate(const ax_rt_spec *s, ax_error *err)
 	size_t n;
 
 	if (!s || !s->id || !s->state_dir || !s->image || !s->argv || !s->argv[0])
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "sandbox spec lacks id, state_dir, image or argv");
+		return ax_fail(err, AX_CODE_USAGE, "sandbox spec lacks id, state_dir, image or argv");
 	n = strspn(s->id, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-");
 	if (n == 0 || n > 64 || s->id[n] || s->id[0] == '.')
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "invalid sandbox id \"%s\"", s->id);
+		return ax_fail(err, AX_CODE_USAGE, "invalid sandbox id \"%s\"", s->id);
 	for (size_t i = 0; s->env && s->env[i]; i++) {
 		const char *eq = strchr(s->env[i], '=');
 
 		if (!eq || eq == s->env[i])
-			return ax_fail(err, AX_EXIT_USAGE, "USAGE", "environment entry is not K=V: %s", s->env[i]);
+			return ax_fail(err, AX_CODE_USAGE, "environment entry is not K=V: %s", s->env[i]);
 	}
 	if (s->memory_bytes < 0 || s->pids_max < 0 || s->cpu_millis < 0)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "negative memory, pids or cpu limit");
+		return ax_fail(err, AX_CODE_USAGE, "negative memory, pids or cpu limit");
 	if (s->uid_base == 0 || s->uid_base > UINT_MAX - AX_RT_IDS)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "invalid uid base %u for the sandbox", s->uid_base);
+		return ax_fail(err, AX_CODE_USAGE, "invalid uid base %u for the sandbox", s->uid_base);
 	return 0;
 }
 
@@ -277,10 +277,10 @@ static int open_fds(const ax_rt_spec *s, const ax_cgroup *cg, launch *l, ax_erro
 	char *log = s->log_path ? strdup(s->log_path) : ax_rt_fmt("%s/console.log", s->state_dir);
 
 	if (!log)
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "out of memory");
+		return ax_fail(err, AX_CODE_RUNTIME, "out of memory");
 	l->log_fd = high_fd(open(log, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
 	if (l->log_fd < 0) {
-		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot open %s: %s", log, strerror(errno));
+		ax_fail(err, AX_CODE_RUNTIME, "cannot open %s: %s", log, strerror(errno));
 		free(log);
 		return -1;
 	}
@@ -288,12 +288,12 @@ static int open_fds(const ax_rt_spec *s, const ax_cgroup *cg, launch *l, ax_erro
 	l->log_off = lseek(l->log_fd, 0, SEEK_END);
 	l->null_fd = high_fd(open("/dev/null", O_RDWR | O_CLOEXEC));
 	if (l->null_fd < 0 || pipe2(l->status, O_CLOEXEC) < 0 || pipe2(l->info, O_CLOEXEC) < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create pipes: %s", strerror(errno));
+		return ax_fail(err, AX_CODE_RUNTIME, "cannot create pipes: %s", strerror(errno));
 	for (int i = 0; i < 2; i++) {
 		l->status[i] = high_fd(l->status[i]);
 		l->info[i] = high_fd(l->info[i]);
 		if (l->status[i] < 0 || l->info[i] < 0)
-			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create pipes: %s", strerror(errno));
+			return ax_fail(err, AX_CODE_RUNTIME, "cannot create pipes: %s", strerror(errno));
 	}
 	for (int k = 0; k < AX_CG_N; k++) {
 		char path[PATH_MAX + 16];
@@ -305,7 +305,7 @@ static int open_fds(const ax_rt_spec *s, const ax_cgroup *cg, launch *l, ax_erro
 		snprintf(path, sizeof path, "%s/%s", cg->dir[k], k == AX_CG_V2 ? "cgroup.procs" : "tasks");
 		l->cg_fds[k] = high_fd(open(path, O_WRONLY | O_CLOEXEC));
 		if (l->cg_fds[k] < 0)
-			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot open %s: %s", path, strerror(errno));
+			return ax_fail(err, AX_CODE_RUNTIME, "cannot open %s: %s", path, strerror(errno));
 	}
 	return 0;
 }
@@ -349,7 +349,7 @@ static int spawn(const ax_rt_spec *s, const ax_rootfs *rf, const ax_cgroup *cg, 
 	int rc;
 
 	if (stat(AX_RT_BWRAP, &bwrap) < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "%s: %s (install bubblewrap)", AX_RT_BWRAP,
+		return ax_fail(err, AX_CODE_RUNTIME, "%s: %s (install bubblewrap)", AX_RT_BWRAP,
 			       strerror(errno));
 	if (open_fds(s, cg, l, err) < 0 || open_userns(s, rf, l, err) < 0)
 		return -1;
@@ -382,7 +382,7 @@ static int spawn(const ax_rt_spec *s, const ax_rootfs *rf, const ax_cgroup *cg, 
 		net.uid_base = s->uid_base;
 		if (s->network == AX_NET_ISOLATED) {
 			if (pipe2(l->go, O_CLOEXEC) < 0)
-				return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create a pipe: %s", strerror(errno));
+				return ax_fail(err, AX_CODE_RUNTIME, "cannot create a pipe: %s", strerror(errno));
 			l->go[0] = high_fd(l->go[0]);
 			l->go[1] = high_fd(l->go[1]);
 		}
@@ -396,7 +396,7 @@ static int spawn(const ax_rt_spec *s, const ax_rootfs *rf, const ax_cgroup *cg, 
 	if (av.oom) {
 		ax_strv_free(&av);
 		ax_strv_free(&net_av);
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "out of memory");
+		return ax_fail(err, AX_CODE_RUNTIME, "out of memory");
 	}
 	sp.argv = av.v;
 	child = ax_spawn_fork(&sp);
@@ -407,7 +407,7 @@ static int spawn(const ax_rt_spec *s, const ax_rootfs *rf, const ax_cgroup *cg, 
 	close_fd(&l->status[1]);
 	close_fd(&l->info[1]);
 	if (child < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot fork: %s", strerror(rc));
+		return ax_fail(err, AX_CODE_RUNTIME, "cannot fork: %s", strerror(rc));
 	while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
 		;
 	rc = ax_spawn_status(l->status[0], &rf->mounts, &h->pid, &h->start, &h->net_pid, err);
@@ -420,7 +420,7 @@ static int spawn(const ax_rt_spec *s, const ax_rootfs *rf, const ax_cgroup *cg, 
 	if (h->init_pid <= 0) {
 		bwrap_message(l->log_fd, l->log_off, msg, sizeof msg);
 		h->init_pid = 0;
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "%s", msg[0] ? msg : "bwrap failed before starting the sandbox");
+		return ax_fail(err, AX_CODE_RUNTIME, "%s", msg[0] ? msg : "bwrap failed before starting the sandbox");
 	}
 	/* A quick PID 1 may have run, exited and been reaped already: init_start
 	 * stays 0, so the handle reads as not alive. */
@@ -430,13 +430,13 @@ static int spawn(const ax_rt_spec *s, const ax_rootfs *rf, const ax_cgroup *cg, 
 		ax_rt_note(h->note, sizeof h->note, "the network stack was not told to start");
 	close_fd(&l->go[1]);
 	if (rc < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "sandbox setup did not finish within %d s",
+		return ax_fail(err, AX_CODE_RUNTIME, "sandbox setup did not finish within %d s",
 			       AX_RT_START_MS / 1000);
 	if (rc == 0) {
 		/* Gone before we saw the exec: a setup failure, or argv ran and exited already. */
 		bwrap_message(l->log_fd, l->log_off, msg, sizeof msg);
 		if (msg[0])
-			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "%s", msg);
+			return ax_fail(err, AX_CODE_RUNTIME, "%s", msg);
 	}
 	return 0;
 }
