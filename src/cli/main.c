@@ -154,7 +154,22 @@ static size_t list_groups(const char **names, size_t max)
 	return n;
 }
 
-static int unknown_group(const char *word)
+/* The format a command line asks for when it fails before a command parses
+ * it (an unknown global option, group or verb): `-o json` anywhere before
+ * "--" still gets its error as JSON. */
+static ax_format format_asked(int argc, char **argv)
+{
+	int i;
+
+	for (i = 0; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "-ojson") == 0 || strcmp(argv[i], "--output=json") == 0 ||
+		    ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) && i + 1 < argc &&
+		     strcmp(argv[i + 1], "json") == 0))
+			return AX_FMT_JSON;
+	return AX_FMT_TABLE;
+}
+
+static int unknown_group(const char *word, ax_format format)
 {
 	const char *group_names[16];
 	ax_error err;
@@ -165,11 +180,11 @@ static int unknown_group(const char *word)
 		ax_fail(&err, AX_CODE_USAGE, "unknown command '%s' (did you mean '%s'?)", word, hint);
 	else
 		ax_fail(&err, AX_CODE_USAGE, "unknown command '%s'", word);
-	print_error(&err, AX_FMT_TABLE, NULL, NULL);
+	print_error(&err, format, NULL, NULL);
 	return AX_EXIT_USAGE;
 }
 
-static int unknown_verb(const ax_group_spec *g, const char *word)
+static int unknown_verb(const ax_group_spec *g, const char *word, ax_format format)
 {
 	const char *names[64];
 	const ax_command_spec *c;
@@ -186,7 +201,7 @@ static int unknown_verb(const ax_group_spec *g, const char *word)
 			g->name, hint);
 	else
 		ax_fail(&err, AX_CODE_USAGE, "unknown verb '%s' for '%s'", word, g->name);
-	print_error(&err, AX_FMT_TABLE, NULL, g->name);
+	print_error(&err, format, NULL, g->name);
 	return AX_EXIT_USAGE;
 }
 
@@ -203,14 +218,14 @@ static int help_command(int argc, char **argv)
 	}
 	g = ax_group_find(argv[0]);
 	if (!g || !ax_group_has_verbs(g->name))
-		return unknown_group(argv[0]);
+		return unknown_group(argv[0], AX_FMT_TABLE);
 	c = ax_command_find(g->name, argc - 1, argv + 1, &words);
 	if (argc == 1 && (!c || c->name[0])) {
 		ax_help_group(stdout, prog, g);
 		return finish_stdout();
 	}
 	if (!c)
-		return unknown_verb(g, argv[1]);
+		return unknown_verb(g, argv[1], AX_FMT_TABLE);
 	ax_help_command(stdout, prog, c);
 	return finish_stdout();
 }
@@ -316,7 +331,7 @@ int main(int argc, char **argv)
 	argv++;
 	ax_error_clear(&err);
 	if (ax_globals_parse(argc, argv, &g, &used, &err) < 0) {
-		print_error(&err, AX_FMT_TABLE, NULL, NULL);
+		print_error(&err, format_asked(argc, argv), NULL, NULL);
 		return AX_EXIT_USAGE;
 	}
 	argc -= used;
@@ -339,14 +354,14 @@ int main(int argc, char **argv)
 		return hidden_command(&g, argc, argv);
 	group = ax_group_find(argv[0]);
 	if (!group || !ax_group_has_verbs(group->name))
-		return unknown_group(argv[0]);
+		return unknown_group(argv[0], format_asked(argc, argv));
 	cmd = ax_command_find(group->name, argc - 1, argv + 1, &words);
 	if (!cmd) {
 		if (argc == 1 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || g.help) {
 			ax_help_group(stdout, prog, group);
 			return finish_stdout();
 		}
-		return unknown_verb(group, argv[1]);
+		return unknown_verb(group, argv[1], format_asked(argc, argv));
 	}
 	if (g.help) {
 		ax_help_command(stdout, prog, cmd);
