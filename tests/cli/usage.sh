@@ -94,8 +94,9 @@ expect_rc 2
 run allox sandbox get --bogus -o table
 expect_rc 2
 expect_err_has "Try 'allox-cli sandbox get --help' for help."
-# After -- the words are run's command: its -o json is not ours.
-run allox run -- -o json
+# After -- the words are run's command: its -o json is not ours. (A domain
+# that refuses: the session set above must not start a local engine.)
+run allox --domain 127.0.0.1:9 run -- -o json
 expect_rc 1
 ! grep -q '^{' "$TMP/err" || fail "run's command was read as -o json: $(cat "$TMP/err")"
 
