@@ -11,6 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/timeutil.h"
+
 static int add_global(ax_exec_env *e, const char *name, const char *value)
 {
 	char **v = realloc(e->globals, (size_t)(e->nglobals + 3) * sizeof *v);
@@ -142,7 +144,7 @@ int ax_job_start(const ax_exec_env *e, char *const *words, int n, bool capture, 
 	}
 	if (pid == 0)
 		child_exec(e, words, n, capture ? fds[1] : -1, columns);
-	clock_gettime(CLOCK_MONOTONIC, &job->started);
+	job->started = ax_mono_s();
 	job->pid = pid;
 	if (capture) {
 		close(fds[1]);
@@ -180,10 +182,7 @@ int ax_job_reap(ax_job *job, bool block, int *status)
 
 double ax_job_seconds(const ax_job *job)
 {
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - job->started.tv_sec) + (double)(now.tv_nsec - job->started.tv_nsec) / 1e9;
+	return ax_mono_s() - job->started;
 }
 
 int ax_job_capture(const ax_exec_env *e, char *const *words, int n, char **out, int *status, ax_error *err)

@@ -27,7 +27,7 @@ typedef struct ax_exec_env {
 typedef struct ax_job {
 	pid_t pid;                 /* 0: nothing runs */
 	int fd;                    /* read end of the output pipe, or -1 */
-	struct timespec started;
+	double started;            /* ax_mono_s() */
 } ax_job;
 
 int ax_exec_env_init(ax_exec_env *e, const ax_globals *g, ax_error *err);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "lib/fs.h"
+#include "lib/timeutil.h"
 
 extern char **environ;
 
@@ -97,7 +98,7 @@ static char *find_engine(void)
 int ax_local_engine_ensure(const char *home, bool verbose, int *conn, ax_error *err)
 {
 	char *sock = ax_local_socket_path(home), *engine = NULL;
-	struct timespec start, now;
+	int64_t start;
 	pid_t pid;
 	int status, rc, fd;
 
@@ -134,7 +135,7 @@ int ax_local_engine_ensure(const char *home, bool verbose, int *conn, ax_error *
 	}
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	clock_gettime(CLOCK_MONOTONIC, &start);
+	start = ax_mono_ms();
 	rc = -1;
 	for (;;) {
 		fd = local_connect(sock);
@@ -142,8 +143,7 @@ int ax_local_engine_ensure(const char *home, bool verbose, int *conn, ax_error *
 			rc = keep_connection(fd, conn);
 			break;
 		}
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec - start.tv_sec >= 10) {
+		if (ax_mono_ms() - start >= 10000) {
 			ax_fail(err, AX_CODE_ENGINE, "the local engine did not start (exit status %d)",
 				WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 			ax_error_hint(err, "See %s/engine.log.", home);

@@ -14,14 +14,6 @@
 
 #define SIZE_HEADER "X-Allox-Snapshot-Size"
 
-static double since(const struct timespec *t0)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 char *ax_checkpoint_path(const char *id)
 {
 	char *eid = ax_http_escape(id), *path = NULL;
@@ -79,10 +71,9 @@ json_t *ax_checkpoint_take(ax_ctx *ctx, ax_lifecycle *lc, const char *sandbox_id
 	char *eid = ax_http_escape(sandbox_id), *path = NULL;
 	json_t *body = name ? json_pack("{s:s}", "name", name) : json_object(), *snap = NULL, *out = NULL;
 	useconds_t pause = 2000, cap;
-	struct timespec t0;
+	double t0 = ax_mono_s();
 	const char *id, *state;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (!eid || asprintf(&path, "/sandboxes/%s/snapshots", eid) < 0) {
 		path = NULL;
 		ax_fail(err, AX_CODE_NOMEM, "out of memory");
@@ -114,7 +105,7 @@ json_t *ax_checkpoint_take(ax_ctx *ctx, ax_lifecycle *lc, const char *sandbox_id
 				why && *why ? why : "unknown error");
 			goto out;
 		}
-		if (since(&t0) >= (double)limit) {
+		if ((ax_mono_s() - t0) >= (double)limit) {
 			ax_fail(err, AX_CODE_CHECKPOINT_TIMEOUT, "Checkpoint '%s' did not become READY within %llds.",
 				id, limit);
 			goto out;
@@ -126,7 +117,7 @@ json_t *ax_checkpoint_take(ax_ctx *ctx, ax_lifecycle *lc, const char *sandbox_id
 		/* A local capture takes milliseconds to a few seconds and a GET is
 		 * cheap, so poll often at first: the wait overshoots the capture by at
 		 * most 25 ms. Long captures (remote servers) are polled every 250 ms. */
-		cap = since(&t0) < 5.0 ? 25000 : 250000;
+		cap = (ax_mono_s() - t0) < 5.0 ? 25000 : 250000;
 		usleep(pause);
 		pause = pause * 3 / 2 < cap ? pause * 3 / 2 : cap;
 		snprintf(idbuf, sizeof idbuf, "%s", id);
@@ -147,7 +138,7 @@ json_t *ax_checkpoint_take(ax_ctx *ctx, ax_lifecycle *lc, const char *sandbox_id
 	}
 	out = ax_checkpoint_object(snap);
 	json_object_set_new(out, "size_bytes", size >= 0 ? json_integer(size) : json_null());
-	json_object_set_new(out, "seconds", json_real((double)(long long)(since(&t0) * 1000 + 0.5) / 1000));
+	json_object_set_new(out, "seconds", json_real((double)(long long)((ax_mono_s() - t0) * 1000 + 0.5) / 1000));
 out:
 	json_decref(body);
 	json_decref(snap);

@@ -7,7 +7,7 @@
 #define ALLOX_PROGRESS_H
 
 #include <stdbool.h>
-#include <time.h>
+#include <stddef.h>
 
 typedef struct ax_progress {
 	bool enabled;                /* stderr is a terminal */
@@ -15,7 +15,7 @@ typedef struct ax_progress {
 	const char *label;           /* "upload", "download" */
 	long long total;             /* bytes; < 0 unknown */
 	unsigned long long done;
-	struct timespec start, last;
+	double start, last;          /* ax_mono_s() */
 } ax_progress;
 
 /* Start timing. TOTAL < 0 when unknown; ax_progress_set_total may fill it in later. */

@@ -11,6 +11,7 @@
 #include "api/execd_command.h"
 #include "cmd/hook.h"
 #include "cli/target.h"
+#include "lib/timeutil.h"
 
 #define EXIT_TIMEOUT 124
 
@@ -33,14 +34,6 @@ static int on_output(void *user, bool is_stderr, const char *text, size_t len, b
 	return 0;
 }
 
-static double ms_since(const struct timespec *t0)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - t0->tv_sec) * 1e3 + (double)(now.tv_nsec - t0->tv_nsec) / 1e6;
-}
-
 int ax_cmd_run(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	const char *uuid, **words = NULL, *t = ax_arg_string(args, "timeout"), *id = ctx->target->sandbox_id;
@@ -52,7 +45,7 @@ int ax_cmd_run(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 	ax_command_end end;
 	json_t *out_text = NULL, *err_text = NULL;
 	run_output o = { ctx->stream, false };
-	struct timespec t0;
+	int64_t t0;
 	int code = 0, status = -1;
 
 	/* The target took a leading sandbox UUID; the words after it are the command. */
@@ -75,7 +68,7 @@ int ax_cmd_run(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 	ev.on_output = on_output;
 	ev.user = &o;
 	ctx->catch_interrupts();
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = ax_mono_ms();
 	if (ax_execd_run(&ctx->target->runtime, &run, &ev, &end, &code, err) < 0) {
 		if (o.write_failed)
 			ax_fail(err, AX_CODE_IO, "cannot write the command's output");
@@ -98,7 +91,7 @@ int ax_cmd_run(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 	}
 	res->kind = AX_RESULT_STREAM;
 	res->data = json_pack("{s:i, s:O, s:O, s:i}", "exit_code", code, "stdout", out_text, "stderr", err_text,
-			      "duration_ms", (int)ms_since(&t0));
+			      "duration_ms", (int)(ax_mono_ms() - t0));
 	status = code;
 	if (end == AX_COMMAND_EXITED && code == 0 && ax_after_success(ctx, "run", id, err) < 0)
 		status = -1;

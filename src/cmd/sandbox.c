@@ -22,14 +22,6 @@
 
 #define LOCAL_IMAGE "host"
 
-static double seconds_since(const struct timespec *t0)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 /* "/sandboxes/<escaped id><suffix>"; malloc'd. */
 static char *sandbox_path(const char *id, const char *suffix)
 {
@@ -181,7 +173,7 @@ double ax_wait_ready(ax_ctx *ctx, ax_lifecycle *lc, const char *id, long long ti
 	char *url = NULL, *fixed = NULL;
 	json_t *headers = NULL, *v;
 	const char *k;
-	struct timespec t0;
+	double t0;
 	ax_http http;
 	ax_http_response r;
 	ax_error last;
@@ -189,7 +181,7 @@ double ax_wait_ready(ax_ctx *ctx, ax_lifecycle *lc, const char *id, long long ti
 	long attempts = 0;
 	double elapsed = -1;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = ax_mono_s();
 	if (ax_lc_endpoint(lc, id, (int)ax_config_int(cfg, "aio_port"), &url, &headers, err) < 0)
 		return -1;
 	if (path[0] != '/' && asprintf(&fixed, "/%s", path) >= 0)
@@ -209,7 +201,7 @@ double ax_wait_ready(ax_ctx *ctx, ax_lifecycle *lc, const char *id, long long ti
 				fprintf(stderr, "[verbose]   -> %ld\n", r.status);
 			if (r.status == 200) {
 				ax_http_response_free(&r);
-				elapsed = seconds_since(&t0);
+				elapsed = (ax_mono_s() - t0);
 				if (ctx->verbose)
 					fprintf(stderr, "[verbose] AIO ready in %.2fs\n", elapsed);
 				break;
@@ -219,7 +211,7 @@ double ax_wait_ready(ax_ctx *ctx, ax_lifecycle *lc, const char *id, long long ti
 		} else if (ctx->verbose) {
 			fprintf(stderr, "[verbose]   -> HTTP error: %s\n", last.message);
 		}
-		if (seconds_since(&t0) >= (double)timeout_s) {
+		if ((ax_mono_s() - t0) >= (double)timeout_s) {
 			ax_fail(err, AX_CODE_NOT_READY,
 				"Sandbox %s did not become ready within %llds (%ld attempts; last: %s)", id, timeout_s,
 				attempts, last.message);

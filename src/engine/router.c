@@ -4,10 +4,11 @@
 #include <string.h>
 
 #include "engine/runtime/runtime.h"
+#include "lib/timeutil.h"
 
 void ax_engine_handle(ax_engine *e, const ax_req *req, ax_resp *resp)
 {
-	atomic_store(&e->last_request_ms, ax_rt_now_ms());
+	atomic_store(&e->last_request_ms, ax_mono_ms());
 	if (strcmp(req->path, "/health") == 0) {
 		if (strcmp(req->method, "GET") != 0) {
 			ax_resp_error(resp, 405, "GENERAL::METHOD_NOT_ALLOWED", "%s not allowed on /health", req->method);

@@ -1242,7 +1242,7 @@ void ax_sandboxes_reap(ax_engine *e)
 void ax_sandboxes_scan_host(ax_engine *e)
 {
 	char mask[sizeof e->host_mask], note[256] = "", *images;
-	long long now = ax_rt_now_ms();
+	long long now = ax_mono_ms();
 	ax_error err;
 
 	pthread_mutex_lock(&e->lock);

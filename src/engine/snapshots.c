@@ -203,13 +203,13 @@ static void mark_unsynced(ax_engine *e, json_t *snap)
 {
 	json_object_set_new(snap, UNSYNCED, json_string(e->boot_id));
 	if (!e->unsynced_since_ms)
-		e->unsynced_since_ms = ax_rt_now_ms();
+		e->unsynced_since_ms = ax_mono_ms();
 }
 
 void ax_snapshots_sync(ax_engine *e, bool force)
 {
 	json_t *pending = json_array(), *snap, *x;
-	long long now = ax_rt_now_ms();
+	long long now = ax_mono_ms();
 	const char *id;
 	size_t i;
 	int fd;
@@ -282,14 +282,6 @@ static void job_free(capture_job *job)
 	free(job);
 }
 
-static double since(const struct timespec *t0)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 /* The copy runs without the engine lock: the sandbox is frozen, so its layer
  * holds still, and other requests go on meanwhile. The thaw (a third of a
  * millisecond with cgroup v1's freezer) comes after the waiting request has
@@ -300,13 +292,12 @@ static void *capture_thread(void *arg)
 	capture_job *job = arg;
 	ax_engine *e = job->e;
 	char *partial = layer_path(e, job->snapshot_id, PARTIAL_SUFFIX), msg[768];
-	struct timespec t0;
+	double t0 = ax_mono_s();
 	long long size = 0;
 	ax_error err;
 	json_t *snap;
 	int rc;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ax_error_clear(&err);
 	rc = partial ? ax_layer_copy(job->src, partial, &size, &err)
 		     : ax_fail(&err, AX_CODE_NOMEM, "out of memory");
@@ -318,7 +309,7 @@ static void *capture_thread(void *arg)
 	pthread_mutex_lock(&e->lock);
 	snap = json_object_get(e->snapshots, job->snapshot_id);
 	if (snap && rc == 0) {
-		double took = since(&t0);
+		double took = (ax_mono_s() - t0);
 
 		snprintf(msg, sizeof msg, "captured %lld bytes in %.3f s", size, took);
 		json_object_set_new(snap, "sizeBytes", json_integer(size));
@@ -736,7 +727,7 @@ void ax_snapshots_adopt(ax_engine *e)
 		} else if (taken_in && strcmp(taken_in, e->boot_id) == 0) {
 			/* The last engine's, still in the page cache: sync it soon. */
 			if (!e->unsynced_since_ms)
-				e->unsynced_since_ms = ax_rt_now_ms();
+				e->unsynced_since_ms = ax_mono_ms();
 		} else if (taken_in) {
 			json_object_del(snap, UNSYNCED);
 			snap_status(e, snap, "Failed", "snapshot_not_on_disk",

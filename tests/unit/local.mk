@@ -23,6 +23,7 @@ UNIT_TESTS += \
 	tests/unit/test_quantity \
 	tests/unit/test_secret \
 	tests/unit/test_session \
+	tests/unit/test_timeutil \
 	tests/unit/test_toml \
 	tests/unit/test_tui_complete
 tests_unit_test_api_decode_LDADD = $(UNIT_LDADD)
@@ -61,6 +62,8 @@ tests_unit_test_secret_LDADD = $(UNIT_LDADD)
 tests_unit_test_secret_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_session_LDADD = $(UNIT_LDADD)
 tests_unit_test_session_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_timeutil_LDADD = $(UNIT_LDADD)
+tests_unit_test_timeutil_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_toml_LDADD = $(UNIT_LDADD)
 tests_unit_test_toml_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_tui_complete_LDADD = $(UNIT_LDADD)

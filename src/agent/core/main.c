@@ -47,6 +47,7 @@
 #include "agent/core/route.h"
 #include "agent/core/server.h"
 #include "agent/core/supervise.h"
+#include "lib/timeutil.h"
 
 #ifdef PACKAGE_VERSION
 #define AG_VERSION PACKAGE_VERSION
@@ -334,14 +335,6 @@ static int wait_signals(struct agent *a, int timeout_ms)
 	return stop;
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static int is_init(void)
 {
 	return getpid() == 1;
@@ -369,10 +362,10 @@ static void signal_all(const struct agent *a, int sig)
 
 static void wait_children(struct agent *a, int budget_ms)
 {
-	long long deadline = now_ms() + budget_ms;
+	long long deadline = ax_mono_ms() + budget_ms;
 
 	while (children_left(a)) {
-		long long left = deadline - now_ms();
+		long long left = deadline - ax_mono_ms();
 
 		if (left <= 0)
 			break;

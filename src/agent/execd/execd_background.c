@@ -11,6 +11,7 @@
 #include "agent/execd/execd_http.h"
 #include "agent/execd/execd_proc.h"
 #include "agent/core/reaper.h"
+#include "lib/timeutil.h"
 
 /* The pump needs little: a read buffer and a few frames. */
 #define PUMP_STACK (128 * 1024)
@@ -81,7 +82,7 @@ static void *pump_run(void *arg)
 	ag_watch_init(&w, p->ctx, &p->proc);
 	/* Until it has exited and its output (and any child's) has ended. */
 	while (!w.exited || p->proc.out_fd >= 0) {
-		int64_t now = ag_mono_ms();
+		int64_t now = ax_mono_ms();
 		int wait = -1;
 
 		if (p->deadline && !w.exited && !killed) {
@@ -162,7 +163,7 @@ int ag_background_start(const struct ag_ctx *ctx, struct ag_cmd *cmd, const char
 		goto fail_log;
 	p->ctx = ctx;
 	p->cmd = cmd;
-	p->deadline = timeout_ms > 0 ? ag_mono_ms() + timeout_ms : 0;
+	p->deadline = timeout_ms > 0 ? ax_mono_ms() + timeout_ms : 0;
 	ag_cmd_set_pid(cmd, p->proc.pid);
 	if (start_thread(p, err) < 0) {
 		ag_proc_kill(&p->proc, SIGKILL);

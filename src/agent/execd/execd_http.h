@@ -47,7 +47,5 @@ char *ag_abs_path(const char *path);
 int ag_msg_fail(char *msg, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 int64_t ag_now_ms(void);
-/* Monotonic milliseconds, for deadlines and durations. */
-int64_t ag_mono_ms(void);
 
 #endif

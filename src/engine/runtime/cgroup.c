@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/timeutil.h"
+
 static const char *const v1_name[AX_CG_N] = { "freezer", "memory", "pids", "cpu", NULL };
 
 /* The CFS period: quota = CPUs x period (what runc and Docker use). */
@@ -401,7 +403,7 @@ int ax_cg_freeze(const ax_cgroup *cg, bool frozen, ax_error *err)
 	bool v1 = cg->dir[AX_CG_FREEZER][0] != '\0';
 	const char *want = v1 ? (frozen ? "FROZEN" : "THAWED") : (frozen ? "1" : "0");
 	char ctl[PATH_MAX + 32], state[PATH_MAX + 32], buf[256];
-	long long deadline = ax_rt_now_ms() + AX_RT_WAIT_MS;
+	long long deadline = ax_mono_ms() + AX_RT_WAIT_MS;
 	long us = 20;
 	int e;
 
@@ -421,7 +423,7 @@ int ax_cg_freeze(const ax_cgroup *cg, bool frozen, ax_error *err)
 			done = strstr(buf, frozen ? "frozen 1" : "frozen 0") != NULL;
 		if (done)
 			return 0;
-		if (ax_rt_now_ms() > deadline)
+		if (ax_mono_ms() > deadline)
 			break;
 		/* A v1 freezer can stay in FREEZING when a task was busy in the kernel
 		 * at the first attempt; asking again retries it (as runc does). */

@@ -5,6 +5,7 @@
 #include "engine/runtime/netns.h"
 #include "engine/runtime/seccomp_filter.h"
 #include "engine/runtime/userns.h"
+#include "lib/timeutil.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -172,14 +173,14 @@ static void bwrap_argv(const ax_rt_spec *s, const ax_rootfs *rf, const ax_spawn 
 /* bwrap's JSON on --info-fd: {"child-pid": N, ...}; EOF without it means bwrap failed. */
 static pid_t read_child_pid(int fd)
 {
-	long long deadline = ax_rt_now_ms() + AX_RT_START_MS;
+	long long deadline = ax_mono_ms() + AX_RT_START_MS;
 	char buf[1024];
 	size_t used = 0;
 	const char *p;
 
 	while (used + 1 < sizeof buf) {
 		struct pollfd pf = { fd, POLLIN, 0 };
-		long long left = deadline - ax_rt_now_ms();
+		long long left = deadline - ax_mono_ms();
 		ssize_t n;
 
 		if (left <= 0 || (poll(&pf, 1, (int)left) < 0 && errno != EINTR))
@@ -220,7 +221,7 @@ static void bwrap_message(int log_fd, off_t from, char *out, size_t len)
 /* 1 once PID 1's executable is no longer bwrap, 0 if it died first, -1 on timeout. */
 static int wait_exec(pid_t pid, unsigned long long start, const struct stat *bwrap)
 {
-	long long deadline = ax_rt_now_ms() + AX_RT_START_MS, fine_until = ax_rt_now_ms() + 20;
+	long long deadline = ax_mono_ms() + AX_RT_START_MS, fine_until = ax_mono_ms() + 20;
 	char path[64];
 	long us = 150;
 
@@ -232,12 +233,12 @@ static int wait_exec(pid_t pid, unsigned long long start, const struct stat *bwr
 			return 0;
 		if (stat(path, &st) == 0 && (st.st_dev != bwrap->st_dev || st.st_ino != bwrap->st_ino))
 			return ax_rt_proc_same(pid, start) ? 1 : 0;
-		if (ax_rt_now_ms() > deadline)
+		if (ax_mono_ms() > deadline)
 			return -1;
 		/* bwrap takes a few ms to set up: look often then (the reply to
 		 * create waits on this), rarely once it is slow. */
 		ax_rt_sleep_us(us);
-		if (ax_rt_now_ms() > fine_until && us < 2000)
+		if (ax_mono_ms() > fine_until && us < 2000)
 			us *= 2;
 	}
 }

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "lib/timeutil.h"
+
 typedef struct pidns {
 	dev_t dev;
 	ino_t ino;
@@ -84,7 +86,7 @@ static int locate_freezer(const char *id, ax_cgroup *cg, ax_error *err)
 
 int ax_rt_freeze(const ax_rt_handle *h, const char *id, ax_error *err)
 {
-	long long deadline = ax_rt_now_ms() + AX_RT_WAIT_MS;
+	long long deadline = ax_mono_ms() + AX_RT_WAIT_MS;
 	ax_cgroup cg;
 	pidns ns;
 
@@ -102,7 +104,7 @@ int ax_rt_freeze(const ax_rt_handle *h, const char *id, ax_error *err)
 			return not_running(id, err);
 		if (running == 0)
 			return 0;
-		if (ax_rt_now_ms() > deadline)
+		if (ax_mono_ms() > deadline)
 			break;
 		ax_rt_sleep_us(1000);
 	}
@@ -128,7 +130,7 @@ int ax_rt_thaw(const ax_rt_handle *h, const char *id, ax_error *err)
 
 int ax_rt_kill(const ax_rt_handle *h, const char *id, ax_error *err)
 {
-	long long deadline = ax_rt_now_ms() + AX_RT_WAIT_MS;
+	long long deadline = ax_mono_ms() + AX_RT_WAIT_MS;
 	ax_cgroup cg;
 	pidns ns;
 	bool have_ns = ns_of(h, &ns) == 0;
@@ -156,14 +158,14 @@ int ax_rt_kill(const ax_rt_handle *h, const char *id, ax_error *err)
 			left += ns_signal(&ns, SIGKILL, NULL);
 		if (!left)
 			break;
-		if (ax_rt_now_ms() > deadline)
+		if (ax_mono_ms() > deadline)
 			return ax_fail(err, AX_CODE_RUNTIME, "%d process(es) of sandbox %s survived SIGKILL for %d s",
 				       left, id, AX_RT_WAIT_MS / 1000);
 		ax_rt_sleep_us(1000);
 	}
 	/* A just-emptied cgroup can be briefly busy. */
 	while ((e = ax_cg_remove(&cg)) != 0) {
-		if (ax_rt_now_ms() > deadline)
+		if (ax_mono_ms() > deadline)
 			return ax_fail(err, AX_CODE_RUNTIME, "cannot remove the cgroups of sandbox %s: %s", id,
 				       strerror(e));
 		ax_rt_sleep_us(2000);

@@ -12,6 +12,7 @@
 #include "engine/runtime/runtime_spawn.h"
 
 #include "engine/runtime/disk.h"
+#include "lib/timeutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -366,7 +367,7 @@ static void describe(const ax_plan *mounts, int step, int arg, int e, ax_error *
 int ax_spawn_status(int fd, const ax_plan *mounts, pid_t *setup_pid, unsigned long long *start, pid_t *net_pid,
 		    ax_error *err)
 {
-	long long deadline = ax_rt_now_ms() + AX_RT_START_MS;
+	long long deadline = ax_mono_ms() + AX_RT_START_MS;
 	status_rec r;
 	size_t got = 0;
 
@@ -374,7 +375,7 @@ int ax_spawn_status(int fd, const ax_plan *mounts, pid_t *setup_pid, unsigned lo
 	*net_pid = 0;
 	for (;;) {
 		struct pollfd p = { fd, POLLIN, 0 };
-		long long left = deadline - ax_rt_now_ms();
+		long long left = deadline - ax_mono_ms();
 		ssize_t n;
 
 		if (left <= 0)

@@ -18,6 +18,7 @@
 #include "lib/fs.h"
 #include "agent/core/reaper.h"
 #include "agent/core/proc_spawn.h"
+#include "lib/timeutil.h"
 
 #define CHROMIUM_ENV "ALLOX_AGENT_CHROMIUM"
 
@@ -179,14 +180,6 @@ out:
 	return rc;
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* DevToolsActivePort: the port, a newline, the browser's WebSocket path.
  * Chromium writes it once the endpoint listens. 1 once read, 0 not yet. */
 static int read_active_port(struct bl_proc *p)
@@ -264,14 +257,14 @@ int bl_start(struct ag_reaper *reaper, int width, int height, int timeout_ms, st
 			return -1;
 		}
 	}
-	deadline = now_ms() + timeout_ms;
+	deadline = ax_mono_ms() + timeout_ms;
 	while (!read_active_port(p)) {
 		if (!bl_running(p)) {
 			log_tail(log_path, tail, sizeof tail);
 			bl_stop(reaper, p, 0);
 			return bl_fail(err, 503, "Chromium (%s) exited at start%s", program, tail);
 		}
-		if (now_ms() > deadline) {
+		if (ax_mono_ms() > deadline) {
 			bl_stop(reaper, p, 0);
 			return bl_fail(err, 503, "Chromium (%s) did not open its DevTools port within %d s", program,
 				       timeout_ms / 1000);

@@ -10,6 +10,7 @@
 
 #include "agent/ext/jupyter/jupyter_outputs.h"
 #include "agent/core/log.h"
+#include "lib/timeutil.h"
 
 /* After interrupt_request, how long before SIGINT; after SIGINT, how long
  * before the kernel is given up and killed. */
@@ -37,14 +38,6 @@ struct exec_state {
 	json_t *execution_count;
 	struct jo_outputs outs;
 };
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 const char *jx_status_name(enum jx_status s)
 {
@@ -128,7 +121,7 @@ static bool escalate(struct exec_state *st, enum phase *phase, long long *deadli
 	if (*phase == RUNNING) {
 		st->timed_out = true;
 		*phase = ASKED;
-		*deadline = now_ms() + ASK_GRACE_MS;
+		*deadline = ax_mono_ms() + ASK_GRACE_MS;
 		if (jc_send(k->control, k->key, k->session, "interrupt_request", NULL, st->interrupt_id) == 0)
 			return true;
 		st->interrupt_id[0] = '\0';
@@ -136,14 +129,14 @@ static bool escalate(struct exec_state *st, enum phase *phase, long long *deadli
 	if (*phase == ASKED && st->interrupt_acked) {
 		/* Interrupted already, just slow (a loaded machine): wait, don't signal. */
 		*phase = SIGNALLED;
-		*deadline = now_ms() + SIGNAL_GRACE_MS;
+		*deadline = ax_mono_ms() + SIGNAL_GRACE_MS;
 		return true;
 	}
 	if (*phase == ASKED && !k->interrupt_message) {
 		ag_log("kernel %s: no answer to interrupt_request: sending SIGINT", k->name);
 		jl_signal(&k->proc, SIGINT);
 		*phase = SIGNALLED;
-		*deadline = now_ms() + SIGNAL_GRACE_MS;
+		*deadline = ax_mono_ms() + SIGNAL_GRACE_MS;
 		return true;
 	}
 	ag_log("kernel %s: still busy after being interrupted: killing it", k->name);
@@ -193,7 +186,7 @@ static bool await_end(struct exec_state *st, int timeout_ms, int client_fd)
 		{ NULL, k->proc.pidfd, ZMQ_POLLIN, 0 },
 		{ NULL, client_fd, ZMQ_POLLIN, 0 },
 	};
-	long long deadline = now_ms() + timeout_ms, replied_at = 0, until, left;
+	long long deadline = ax_mono_ms() + timeout_ms, replied_at = 0, until, left;
 	enum phase phase = RUNNING;
 	bool watch = client_fd >= 0;
 
@@ -202,11 +195,11 @@ static bool await_end(struct exec_state *st, int timeout_ms, int client_fd)
 		drain(st, k->iopub);
 		drain(st, k->control);
 		if (st->replied && !replied_at)
-			replied_at = now_ms();
+			replied_at = ax_mono_ms();
 		if (st->replied && st->idle)
 			return true;
 		until = replied_at ? replied_at + IDLE_AFTER_REPLY_MS : deadline;
-		left = until - now_ms();
+		left = until - ax_mono_ms();
 		if (left <= 0 && replied_at)
 			return true;
 		if (left <= 0) {
@@ -227,7 +220,7 @@ static bool await_end(struct exec_state *st, int timeout_ms, int client_fd)
 			st->abandoned = true;
 			watch = false;
 			if (phase == RUNNING) {
-				deadline = now_ms();
+				deadline = ax_mono_ms();
 				continue;
 			}
 		}
@@ -240,7 +233,7 @@ int jx_execute(struct jk_kernel *k, const char *code, int timeout_ms, int client
 	struct exec_state st = { .k = k };
 	char why[128], note[512];
 	bool ended;
-	long long deadline = now_ms() + timeout_ms, left;
+	long long deadline = ax_mono_ms() + timeout_ms, left;
 	int sends = 0;
 
 	memset(run, 0, sizeof *run);
@@ -257,7 +250,7 @@ int jx_execute(struct jk_kernel *k, const char *code, int timeout_ms, int client
 			return ag_jupyter_fail(err, 500, "kernel %s: cannot send execute_request: %s", k->name,
 					       strerror(errno));
 		}
-		left = deadline - now_ms();
+		left = deadline - ax_mono_ms();
 		ended = await_end(&st, left > 0 ? (int)left : 0, client_fd);
 	} while (ended && aborted_unrun(&st) && sends <= ABORTED_RESENDS);
 	if (!ended) {

@@ -15,6 +15,7 @@
 #include "lib/fs.h"
 #include "agent/core/log.h"
 #include "agent/core/proc_spawn.h"
+#include "lib/timeutil.h"
 
 /* A first start may import a lot (a cold page cache in a fresh sandbox). */
 #define START_TIMEOUT_MS 60000
@@ -27,14 +28,6 @@
 /* zmq retries connecting to a socket the kernel has not bound yet; the
  * default 100 ms would add up to that to every start. */
 #define RECONNECT_MS 10
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* "<files>-<suffix>" */
 static void file_path(const struct jk_kernel *k, const char *suffix, char *buf, size_t size)
@@ -118,7 +111,7 @@ void jk_kernel_log_tail(const struct jk_kernel *k, char *buf, size_t size)
  * logged and skipped. */
 static int wait_message(struct jk_kernel *k, void *sock, int ms, struct jw_msg *msg)
 {
-	long long deadline = now_ms() + ms;
+	long long deadline = ax_mono_ms() + ms;
 	zmq_pollitem_t items[2] = {
 		{ sock, 0, ZMQ_POLLIN, 0 },
 		{ NULL, k->proc.pidfd, ZMQ_POLLIN, 0 },
@@ -133,7 +126,7 @@ static int wait_message(struct jk_kernel *k, void *sock, int ms, struct jw_msg *
 			return 1;
 		if (rc < 0)
 			ag_log("kernel %s: dropped a message: %s", k->name, why);
-		left = deadline - now_ms();
+		left = deadline - ax_mono_ms();
 		if (left <= 0)
 			return 0;
 		if (zmq_poll(items, 2, (long)left) < 0 && errno != EINTR)
@@ -148,13 +141,13 @@ static int wait_message(struct jk_kernel *k, void *sock, int ms, struct jw_msg *
  * socket only hears what is published after its subscription arrived). */
 static int wait_ready(struct jk_kernel *k, struct ag_jupyter_error *err)
 {
-	long long deadline = now_ms() + START_TIMEOUT_MS;
+	long long deadline = ax_mono_ms() + START_TIMEOUT_MS;
 	char id[JC_ID_SIZE], why[128], tail[300];
 	bool answered = false;
 	struct jw_msg m;
 	int rc = 0;
 
-	while (now_ms() < deadline) {
+	while (ax_mono_ms() < deadline) {
 		if (jc_send(k->shell, k->key, k->session, "kernel_info_request", NULL, id) < 0)
 			return ag_jupyter_fail(err, 500, "kernel %s: cannot send kernel_info_request: %s", k->name,
 					       strerror(errno));
@@ -227,7 +220,7 @@ struct jk_kernel *jk_kernel_start(const struct jk_site *site, const char *id, co
 				  const char *cwd, struct ag_jupyter_error *err)
 {
 	struct jk_kernel *k = calloc(1, sizeof *k);
-	long long t0 = now_ms();
+	long long t0 = ax_mono_ms();
 
 	if (!k || !(k->files = ax_path_join(site->dir, id))) {
 		free(k);
@@ -253,7 +246,7 @@ struct jk_kernel *jk_kernel_start(const struct jk_site *site, const char *id, co
 	}
 	if (launch(site, k, spec, cwd, err) < 0 || wait_ready(k, err) < 0)
 		goto fail;
-	ag_log("kernel %s started as %s (pid %d) in %lld ms", k->name, id, (int)k->proc.pid, now_ms() - t0);
+	ag_log("kernel %s started as %s (pid %d) in %lld ms", k->name, id, (int)k->proc.pid, ax_mono_ms() - t0);
 	return k;
 fail:
 	jk_kernel_free(k);

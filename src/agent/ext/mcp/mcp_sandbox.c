@@ -20,6 +20,7 @@
 #include "agent/ext/jupyter/jupyter.h"
 #include "agent/core/route.h"
 #include "agent/core/proc_spawn.h"
+#include "lib/timeutil.h"
 
 #define BASH_TIMEOUT_DEFAULT 60
 #define OUTPUT_MAX ((size_t)4 << 20)
@@ -81,14 +82,6 @@ static double num_arg(const json_t *args, const char *key, double dflt)
 	return json_is_number(v) ? json_number_value(v) : dflt;
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Read P's merged output until EOF or DEADLINE; 1 when the deadline passed. */
 static int collect_output(const struct ag_proc *p, long long deadline, char **out, size_t *len)
 {
@@ -101,7 +94,7 @@ static int collect_output(const struct ag_proc *p, long long deadline, char **ou
 		return 0;
 	for (;;) {
 		struct pollfd pfd = { .fd = p->out_fd, .events = POLLIN };
-		long long left = deadline - now_ms();
+		long long left = deadline - ax_mono_ms();
 		char chunk[16384];
 		ssize_t n;
 
@@ -148,7 +141,7 @@ static json_t *execute_bash(const struct mcp_builtin_env *env, const json_t *arg
 		timeout = BASH_TIMEOUT_DEFAULT;
 	if (ag_proc_start(env->ctx, cmd, cwd, NULL, true, &p, &e) < 0)
 		return mcp_error_result("%s", e.message);
-	timed_out = collect_output(&p, now_ms() + (long long)(timeout * 1000), &out, &len);
+	timed_out = collect_output(&p, ax_mono_ms() + (long long)(timeout * 1000), &out, &len);
 	if (timed_out)
 		ag_proc_kill(&p, SIGKILL);
 	if (ag_proc_wait(env->ctx, &p, 5000, &status) == 1)

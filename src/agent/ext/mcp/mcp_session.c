@@ -7,6 +7,8 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "lib/timeutil.h"
+
 #define MAX_SESSIONS 64
 #define IDLE_SECONDS (60 * 60)
 
@@ -23,10 +25,7 @@ struct ag_mcp_sessions {
 
 static time_t now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec;
+	return (time_t)(ax_mono_ms() / 1000);
 }
 
 struct ag_mcp_sessions *mcp_sessions_new(void)

@@ -22,6 +22,7 @@
 #include "agent/ext/mcp/mcp_jsonrpc.h"
 #include "agent/core/reaper.h"
 #include "agent/core/proc_spawn.h"
+#include "lib/timeutil.h"
 
 #define HANDSHAKE_TIMEOUT_MS 60000
 /* After closing its stdin, how long a server gets to exit before SIGTERM. */
@@ -288,14 +289,6 @@ static void answer(struct mcp_stdio *s, const json_t *msg)
 	send_msg(s, mcp_error(id, MCP_METHOD_NOT_FOUND, "Method not found"));
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static int died(struct mcp_stdio *s, struct ag_mcp_error *err)
 {
 	reap(s, 2000);
@@ -329,7 +322,7 @@ static int await_reply(struct mcp_stdio *s, json_int_t id, const char *method, l
 		}
 		{
 			struct pollfd p = { .fd = s->out_fd, .events = POLLIN };
-			long long left = deadline - now_ms();
+			long long left = deadline - ax_mono_ms();
 			ssize_t n;
 			int r;
 
@@ -369,7 +362,7 @@ static int exchange(struct mcp_stdio *s, const char *method, const json_t *param
 			return XCHG_UNSENT;
 		return ag_mcp_fail(err, 500, MCP_INTERNAL_ERROR, "MCP server '%s': write: %s", s->name, strerror(errno));
 	}
-	rc = await_reply(s, id, method, now_ms() + timeout_ms, &reply, err);
+	rc = await_reply(s, id, method, ax_mono_ms() + timeout_ms, &reply, err);
 	if (rc != XCHG_OK)
 		return rc;
 	e = json_object_get(reply, "error");
