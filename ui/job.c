@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,47 +182,4 @@ int ax_job_reap(ax_job *job, bool block, int *status)
 double ax_job_seconds(const ax_job *job)
 {
 	return ax_mono_s() - job->started;
-}
-
-int ax_job_capture(const ax_exec_env *e, char *const *words, int n, char **out, int *status, ax_error *err)
-{
-	ax_job job;
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-
-	*out = NULL;
-	if (ax_job_start(e, words, n, true, NULL, &job, err) < 0)
-		return -1;
-	for (;;) {
-		struct pollfd p = { job.fd, POLLIN, 0 };
-		ssize_t r;
-
-		if (len + 4096 + 1 > cap) {
-			char *b = realloc(buf, cap = cap ? cap * 2 : 8192);
-
-			if (!b) {
-				free(buf);
-				kill(job.pid, SIGTERM);
-				ax_job_reap(&job, true, status);
-				return ax_fail(err, AX_CODE_IO, "out of memory");
-			}
-			buf = b;
-		}
-		r = read(job.fd, buf + len, 4096);
-		if (r > 0) {
-			len += (size_t)r;
-			continue;
-		}
-		if (r == 0)
-			break;
-		if (errno == EAGAIN || errno == EINTR) {
-			poll(&p, 1, 1000);
-			continue;
-		}
-		break;
-	}
-	buf[len] = '\0';
-	ax_job_reap(&job, true, status);
-	*out = buf;
-	return 0;
 }

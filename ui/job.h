@@ -48,7 +48,4 @@ int ax_job_reap(ax_job *job, bool block, int *status);
 /* Seconds since the job started. */
 double ax_job_seconds(const ax_job *job);
 
-/* Run WORDS to completion and return their stdout+stderr in *OUT (NUL-terminated). */
-int ax_job_capture(const ax_exec_env *e, char *const *words, int n, char **out, int *status, ax_error *err);
-
 #endif

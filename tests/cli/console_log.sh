@@ -1,5 +1,5 @@
 #!/bin/sh
-# A sandbox's console.log is capped and rotated (issue 20): whoever writes
+# A sandbox's console.log is capped and rotated: whoever writes
 # inside, console.log and console.log.1 stay under the engine's cap on the
 # host, the newest output is at the end of console.log, and the agent's
 # console fds (and the rest of PID 1's /proc) are out of reach inside.

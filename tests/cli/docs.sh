@@ -1,5 +1,5 @@
 #!/bin/sh
-# The drift check (issue 10): the man pages against the command table, as
+# The drift check: the man pages against the command table, as
 # curl checks its option table against its docs. Every verb and option of
 # `allox-cli __commands` must be documented (with its default, short form,
 # arguments and output formats) in its group's page, every global option in

@@ -19,25 +19,6 @@ enum MHD_Result ag_reply_queue(struct ag_req *req, unsigned status, struct MHD_R
 	return rc;
 }
 
-enum MHD_Result ag_reply_text(struct ag_req *req, unsigned status, const char *type, const char *text)
-{
-	size_t len = strlen(text);
-	char *copy = malloc(len + 1);
-	struct MHD_Response *resp;
-
-	if (!copy)
-		return MHD_NO;
-	memcpy(copy, text, len + 1);
-	resp = MHD_create_response_from_buffer(len, copy, MHD_RESPMEM_MUST_FREE);
-	if (!resp) {
-		free(copy);
-		return MHD_NO;
-	}
-	if (type)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-	return ag_reply_queue(req, status, resp);
-}
-
 struct MHD_Response *ag_json_response(json_t *body)
 {
 	char *text = body ? json_dumps(body, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;

@@ -97,7 +97,6 @@ extern const struct ag_route ag_routes[];
 /* Reply helpers: each queues one complete response. */
 enum MHD_Result ag_reply_json(struct ag_req *req, unsigned status, json_t *body);  /* steals BODY */
 enum MHD_Result ag_reply_empty(struct ag_req *req, unsigned status);
-enum MHD_Result ag_reply_text(struct ag_req *req, unsigned status, const char *type, const char *text);
 /* AIO-style failure: {"success":false,"message":"..."} */
 enum MHD_Result ag_reply_failure(struct ag_req *req, unsigned status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

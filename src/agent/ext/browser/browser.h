@@ -1,6 +1,6 @@
-/* src/agent/ext/browser/browser.h — the sandbox's Chromium, driven over CDP (issue 7).
+/* src/agent/ext/browser/browser.h — the sandbox's Chromium, driven over CDP.
  * Contract between the browser module (implements it) and its users: the
- * /v1/browser routes and the MCP hub's built-in `browser` server (issue 8).
+ * /v1/browser routes and the MCP hub's built-in `browser` server.
  * Every call is thread-safe; calls are serialised on the one browser. */
 #ifndef ALLOX_AGENT_BROWSER_H
 #define ALLOX_AGENT_BROWSER_H

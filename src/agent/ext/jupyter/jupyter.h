@@ -1,4 +1,4 @@
-/* src/agent/ext/jupyter/jupyter.h — kernels by session (issue 6).
+/* src/agent/ext/jupyter/jupyter.h — kernels by session.
  * Contract between the jupyter helper (implements it) and the MCP helper (uses it). */
 #ifndef ALLOX_AGENT_JUPYTER_H
 #define ALLOX_AGENT_JUPYTER_H

@@ -1,4 +1,4 @@
-/* src/agent/ext/mcp/mcp.h — the agent's MCP hub (issue 8): built-in servers
+/* src/agent/ext/mcp/mcp.h — the agent's MCP hub: built-in servers
  * (sandbox, browser) implemented in-process and configured stdio servers
  * started inside the sandbox on first use. The REST bridge (/v1/mcp/...) and
  * the Streamable HTTP endpoint (/mcp) are its two front doors. */

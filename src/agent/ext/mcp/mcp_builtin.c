@@ -22,11 +22,6 @@ json_t *mcp_text_block(const char *s, size_t len)
 	return text ? json_pack("{s:s, s:o}", "type", "text", "text", text) : NULL;
 }
 
-json_t *mcp_text_result(const char *text, bool is_error)
-{
-	return json_pack("{s:[{s:s, s:s}], s:b}", "content", "type", "text", "text", text, "isError", is_error);
-}
-
 json_t *mcp_error_result(const char *fmt, ...)
 {
 	char msg[1024];

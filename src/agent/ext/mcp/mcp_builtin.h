@@ -32,7 +32,6 @@ extern const struct mcp_builtin mcp_builtin_browser;
 /* Helpers for building results and tools (mcp_builtin.c). */
 json_t *mcp_tool(const char *name, const char *title, const char *description, json_t *input_schema, bool read_only);
 /* {content: [{type: text, text}], isError} */
-json_t *mcp_text_result(const char *text, bool is_error);
 json_t *mcp_error_result(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A text content block holding LEN bytes of S (invalid UTF-8 replaced). */
 json_t *mcp_text_block(const char *s, size_t len);
