@@ -42,7 +42,7 @@ SHELL_TESTS += \
 	tests/cli/layer_copy.sh \
 	tests/cli/listeners.sh \
 	tests/cli/egress.sh
-EXTRA_DIST += tests/cli/lib.sh tests/cli/agent_lib.sh tests/cli/engine_lib.sh tests/golden \
+EXTRA_DIST += $(SHELL_TESTS) tests/cli/lib.sh tests/cli/agent_lib.sh tests/cli/engine_lib.sh tests/golden \
 	tests/cli/man_entries.awk tests/cli/completion.bash tests/cli/completion.zsh tests/cli/completion.fish \
 	tests/cli/mcp_fixture.py tests/cli/mcp_node_closure.js tests/cli/mcp_sdk_client.mjs \
 	tests/cli/http_fixture.py tests/cli/hostile_server.py tests/cli/tree_compare.py \
