@@ -82,7 +82,7 @@ int ax_complete_shell(const ax_shell *sh, const char *line_before, const char *t
 	for (i = 0; i < done; i++)
 		argv[argc++] = w.v[i];
 	argv[argc++] = (char *)text;
-	ax_complete_line(sh->ctx->globals, sh->ctx->home, argc, argv, f);
+	ax_complete_line(sh->ctx->registry, sh->ctx->globals, sh->ctx->home, argc, argv, f);
 	if (fclose(f) != 0) {
 		f = NULL;
 		goto out;

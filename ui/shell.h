@@ -39,6 +39,9 @@ typedef enum ax_line_kind {
 	AX_LINE_ERROR,     /* *ERR says why (a usage error) */
 } ax_line_kind;
 
+/* The `shell` command group (shell_cmd.c), for the program's registry. */
+extern const ax_group_spec ax_group_shell;
+
 int ax_shell_init(ax_shell *sh, ax_ctx *ctx, ax_error *err);
 void ax_shell_free(ax_shell *sh);
 

@@ -13,6 +13,7 @@ AGENT_SHARED_SOURCES = \
 	src/agent/core/proc_spawn.c src/agent/core/proc_spawn.h \
 	src/agent/core/reaper.c src/agent/core/reaper.h \
 	src/agent/core/reply.c \
+	src/agent/execd/execd_error.c \
 	src/agent/execd/execd_rmtree.c src/agent/execd/execd_rmtree.h
 AGENT_CORE_SOURCES = \
 	src/agent/core/auth.c src/agent/core/auth.h \
@@ -29,6 +30,7 @@ AGENT_CORE_SOURCES = \
 	src/agent/core/sysinfo.c src/agent/core/sysinfo.h
 AGENT_EXECD_SOURCES = \
 	src/agent/execd/execd_background.c src/agent/execd/execd_background.h \
+	src/agent/execd/execd_code.c src/agent/execd/execd_code.h \
 	src/agent/execd/execd_command.c src/agent/execd/execd_command.h \
 	src/agent/execd/execd_dirs.c src/agent/execd/execd_dirs.h \
 	src/agent/execd/execd_download.c src/agent/execd/execd_download.h \
@@ -38,10 +40,14 @@ AGENT_EXECD_SOURCES = \
 	src/agent/execd/execd_files.c \
 	src/agent/execd/execd_http.c src/agent/execd/execd_http.h \
 	src/agent/execd/execd_lines.c src/agent/execd/execd_lines.h \
+	src/agent/execd/execd_metrics.c src/agent/execd/execd_metrics.h \
 	src/agent/execd/execd_perm.c src/agent/execd/execd_perm.h \
 	src/agent/execd/execd_proc.c src/agent/execd/execd_proc.h \
 	src/agent/execd/execd_range.c src/agent/execd/execd_range.h \
 	src/agent/execd/execd_registry.c src/agent/execd/execd_registry.h \
+	src/agent/execd/execd_replace.c src/agent/execd/execd_replace.h \
+	src/agent/execd/execd_session.c src/agent/execd/execd_session.h \
+	src/agent/execd/execd_session_routes.h src/agent/execd/execd_session_run.c \
 	src/agent/execd/execd_stream.c src/agent/execd/execd_stream.h \
 	src/agent/execd/execd_upload.c src/agent/execd/execd_upload.h \
 	src/agent/execd/routes_execd.h
@@ -66,6 +72,9 @@ allox_agent_LDADD = libaxlib.a $(JANSSON_LIBS) $(MHD_SERVER_LIBS) -lresolv -lpth
 # Built as a "program" linked -shared, so no libtool is needed.
 pkglibexec_PROGRAMS += allox-agent-ext.so
 AGENT_JUPYTER_SOURCES = \
+	src/agent/ext/jupyter/code_event.c src/agent/ext/jupyter/code_event.h \
+	src/agent/ext/jupyter/code_routes.c src/agent/ext/jupyter/routes_code.h \
+	src/agent/ext/jupyter/code_stream.c src/agent/ext/jupyter/code_stream.h \
 	src/agent/ext/jupyter/jupyter.c src/agent/ext/jupyter/jupyter.h \
 	src/agent/ext/jupyter/jupyter_channel.c src/agent/ext/jupyter/jupyter_channel.h \
 	src/agent/ext/jupyter/jupyter_exec.c src/agent/ext/jupyter/jupyter_exec.h \

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "cli/parse.h"
 #include "lib/ax_error.h"
 
 static json_t *string_or_null(const char *s)
@@ -121,24 +122,19 @@ static json_t *error_codes_json(void)
 	return list;
 }
 
-json_t *ax_commands_json(void)
+json_t *ax_commands_json(const ax_registry *r)
 {
-	const ax_group_spec *g;
-	const ax_command_spec *c;
+	const ax_group_spec *const *g;
+	const ax_command_spec *const *c;
 	json_t *groups = json_array();
 
-	for (g = ax_groups(); g->name; g++) {
+	for (g = r->groups; *g; g++) {
 		json_t *verbs = json_array();
 
-		for (c = ax_commands(); c->name; c++)
-			if (strcmp(c->group, g->name) == 0)
-				json_array_append_new(verbs, verb_json(c));
-		/* A group without verbs (not merged yet) is not a command. */
-		if (json_array_size(verbs))
-			json_array_append_new(groups, json_pack("{s:s, s:s, s:o}", "name", g->name, "summary", g->summary,
-								"verbs", verbs));
-		else
-			json_decref(verbs);
+		for (c = (*g)->verbs; *c; c++)
+			json_array_append_new(verbs, verb_json(*c));
+		json_array_append_new(groups, json_pack("{s:s, s:s, s:o}", "name", (*g)->name, "summary", (*g)->summary,
+							"verbs", verbs));
 	}
 	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o}", "program", "allox-cli", "version", PACKAGE_VERSION,
 			 "global_options", options_json(ax_global_options()), "groups", groups, "config_keys",

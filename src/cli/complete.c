@@ -144,16 +144,17 @@ int ax_complete_profiles(const char *home, const char *prefix, FILE *out)
 	return AX_EXIT_OK;
 }
 
-static int complete_formats(int argc, char **argv, FILE *out)
+static int complete_formats(const ax_registry *r, int argc, char **argv, FILE *out)
 {
 	static const ax_format all[] = { AX_FMT_TABLE, AX_FMT_JSON, AX_FMT_YAML, AX_FMT_RAW };
+	const ax_group_spec *g = argc < 1 ? NULL : ax_registry_group(r, argv[0]);
 	const ax_command_spec *c;
 	int words;
 	size_t i;
 
-	if (argc < 1 || !ax_group_find(argv[0]))
+	if (!g)
 		return AX_EXIT_USAGE;
-	c = ax_command_find(argv[0], argc - 1, argv + 1, &words);
+	c = ax_group_verb(g, argc - 1, argv + 1, &words);
 	if (!c)
 		return AX_EXIT_USAGE;
 	for (i = 0; i < sizeof all / sizeof all[0]; i++)
@@ -186,14 +187,14 @@ int ax_complete_durations(const char *prefix, bool with_none, FILE *out)
 	return AX_EXIT_OK;
 }
 
-static int complete_main(const ax_globals *g, const char *home, int argc, char **argv, FILE *out, FILE *err)
+static int complete_main(const ax_registry *r, const ax_globals *g, const char *home, int argc, char **argv, FILE *out, FILE *err)
 {
 	const char *kind = argc > 0 ? argv[0] : "";
 	const char *prefix = argc > 1 ? argv[1] : NULL;
 	int rc = AX_EXIT_USAGE;
 
 	if (strcmp(kind, "line") == 0 && argc > 2 && strcmp(argv[1], "--") == 0)
-		rc = ax_complete_line(g, home, argc - 2, argv + 2, out);
+		rc = ax_complete_line(r, g, home, argc - 2, argv + 2, out);
 	else if (strcmp(kind, "sandbox-ids") == 0)
 		rc = ax_complete_ids(g, home, false, prefix, out);
 	else if (strcmp(kind, "checkpoint-ids") == 0)
@@ -201,7 +202,7 @@ static int complete_main(const ax_globals *g, const char *home, int argc, char *
 	else if (strcmp(kind, "profiles") == 0)
 		rc = ax_complete_profiles(home, prefix, out);
 	else if (strcmp(kind, "formats") == 0)
-		rc = complete_formats(argc - 1, argv + 1, out);
+		rc = complete_formats(r, argc - 1, argv + 1, out);
 	else if (strcmp(kind, "config-keys") == 0)
 		rc = ax_complete_config_keys(prefix, out);
 	else if (strcmp(kind, "durations") == 0)
@@ -218,14 +219,15 @@ bool ax_hidden_verb(const char *word)
 	return strcmp(word, "__commands") == 0 || strcmp(word, "__complete") == 0;
 }
 
-int ax_hidden_main(const ax_globals *g, const char *home, int argc, char **argv, FILE *out, FILE *err)
+int ax_hidden_main(const ax_registry *r, const ax_globals *g, const char *home, int argc, char **argv, FILE *out,
+		   FILE *err)
 {
 	int rc;
 
 	if (strcmp(argv[0], "__complete") == 0)
-		rc = complete_main(g, home, argc - 1, argv + 1, out, err);
+		rc = complete_main(r, g, home, argc - 1, argv + 1, out, err);
 	else {
-		json_t *doc = ax_commands_json();
+		json_t *doc = ax_commands_json(r);
 
 		rc = doc && json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0 ? AX_EXIT_OK : AX_EXIT_FAILURE;
 		fputc('\n', out);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/parse.h"
 #include "cmd/common.h"
 
 typedef enum directive {
@@ -23,6 +24,7 @@ typedef enum directive {
 
 /* What the completion has learnt from the words so far. */
 typedef struct line_state {
+	const ax_registry *r;
 	ax_globals g;           /* --profile, --config, --domain typed before the group */
 	const char *home;
 	const char *cur;        /* the word being completed */
@@ -225,26 +227,26 @@ out:
 
 static void group_candidates(line_state *st, bool with_help)
 {
-	const ax_group_spec *g;
+	const ax_group_spec *const *g;
 
-	for (g = ax_groups(); g->name; g++)
-		if (ax_group_has_verbs(g->name))
-			candidate(st, g->name, g->summary);
+	for (g = st->r->groups; *g; g++)
+		candidate(st, (*g)->name, (*g)->summary);
 	if (with_help)
 		candidate(st, "help", "help on a group or verb");
 }
 
 /* The verb words of GROUP after the words PREFIX (0 or 1 word typed). */
-static void verb_word_candidates(line_state *st, const char *group, const char *first)
+static void verb_word_candidates(line_state *st, const ax_group_spec *group, const char *first)
 {
-	const ax_command_spec *c;
+	const ax_command_spec *const *v;
 	char word[64];
 
-	for (c = ax_commands(); c->name; c++) {
+	for (v = group->verbs; *v; v++) {
+		const ax_command_spec *c = *v;
 		size_t n = strcspn(c->name, " ");
 		const char *desc = c->summary;
 
-		if (strcmp(c->group, group) != 0 || !c->name[0])
+		if (!c->name[0])
 			continue;
 		if (first) {
 			if (strlen(first) != n || strncmp(c->name, first, n) != 0 || !c->name[n])
@@ -257,13 +259,13 @@ static void verb_word_candidates(line_state *st, const char *group, const char *
 				desc = "more verbs";
 		}
 		/* One line per word, even when several verbs share a first word. */
-		if (!first && c > ax_commands()) {
-			const ax_command_spec *prev;
+		if (!first) {
+			const ax_command_spec *const *prev;
 			bool seen = false;
 
-			for (prev = ax_commands(); prev < c; prev++)
-				if (strcmp(prev->group, group) == 0 && strncmp(prev->name, c->name, n) == 0 &&
-				    (prev->name[n] == ' ' || prev->name[n] == '\0') && prev->name[0])
+			for (prev = group->verbs; prev < v; prev++)
+				if (strncmp((*prev)->name, c->name, n) == 0 &&
+				    ((*prev)->name[n] == ' ' || (*prev)->name[n] == '\0') && (*prev)->name[0])
 					seen = true;
 			if (seen)
 				continue;
@@ -313,35 +315,36 @@ static directive line_candidates(line_state *st, int argc, char **argv)
 	if (strcmp(argv[i], "help") == 0) {
 		if (i + 1 == argc - 1)
 			group_candidates(st, false);
-		else if (i + 2 == argc - 1 && ax_group_find(argv[i + 1]))
-			verb_word_candidates(st, argv[i + 1], NULL);
-		else if (i + 3 == argc - 1 && ax_group_find(argv[i + 1]))
-			verb_word_candidates(st, argv[i + 1], argv[i + 2]);
+		else if (i + 2 == argc - 1 && (grp = ax_registry_group(st->r, argv[i + 1])))
+			verb_word_candidates(st, grp, NULL);
+		else if (i + 3 == argc - 1 && (grp = ax_registry_group(st->r, argv[i + 1])))
+			verb_word_candidates(st, grp, argv[i + 2]);
 		return DIRECTIVE_NONE;
 	}
-	grp = ax_group_find(argv[i]);
-	if (!grp || !ax_group_has_verbs(grp->name))
+	grp = ax_registry_group(st->r, argv[i]);
+	if (!grp)
 		return DIRECTIVE_NONE;
 	i++;
 	/* Find the verb among the complete words before the current one. */
-	c = ax_command_find(grp->name, argc - 1 - i, argv + i, &words);
+	c = ax_group_verb(grp, argc - 1 - i, argv + i, &words);
 	if (!c) {
 		if (i == argc - 1)
-			verb_word_candidates(st, grp->name, NULL);
+			verb_word_candidates(st, grp, NULL);
 		else if (i + 1 == argc - 1)
-			verb_word_candidates(st, grp->name, argv[i]);
+			verb_word_candidates(st, grp, argv[i]);
 		return DIRECTIVE_NONE;
 	}
 	return verb_candidates(st, c, argc - i - words, argv + i + words);
 }
 
-int ax_complete_line(const ax_globals *g, const char *home, int argc, char **argv, FILE *out)
+int ax_complete_line(const ax_registry *r, const ax_globals *g, const char *home, int argc, char **argv, FILE *out)
 {
 	static const char *const names[] = { ":none", ":files", ":dirs" };
 	line_state st;
 	directive d;
 
 	memset(&st, 0, sizeof st);
+	st.r = r;
 	st.g = *g;
 	st.home = home;
 	st.out = out;

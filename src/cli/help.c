@@ -1,9 +1,10 @@
 /* Help text, generated from the command table. */
-#include "cmd/command.h"
+#include "cli/help.h"
 
 #include <string.h>
 
 #include "config.h"
+#include "cli/parse.h"
 
 #define HELP_WIDTH 80
 
@@ -74,28 +75,17 @@ static void format_list(unsigned formats, char *buf, size_t size)
 			off += (size_t)snprintf(buf + off, size - off, "%s%s", off ? "|" : "", ax_format_name(all[i]));
 }
 
-static bool group_has_commands(const char *group)
+void ax_help_root(FILE *f, const char *prog, const ax_registry *r)
 {
-	const ax_command_spec *c;
-
-	for (c = ax_commands(); c->name; c++)
-		if (strcmp(c->group, group) == 0)
-			return true;
-	return false;
-}
-
-void ax_help_root(FILE *f, const char *prog)
-{
-	const ax_group_spec *g;
+	const ax_group_spec *const *g;
 	const ax_option_spec *o;
 	char label[128];
 
 	fprintf(f, "%s %s - resumable execution workspaces for AI agents\n\n", prog, PACKAGE_VERSION);
 	fprintf(f, "Usage: %s [GLOBAL OPTIONS] GROUP VERB [ARGS] [OPTIONS]\n\n", prog);
 	fputs("Groups:\n", f);
-	for (g = ax_groups(); g->name; g++)
-		if (group_has_commands(g->name))
-			fprintf(f, "  %-12s %s\n", g->name, g->summary);
+	for (g = r->groups; *g; g++)
+		fprintf(f, "  %-12s %s\n", (*g)->name, (*g)->summary);
 	fputs("\nGlobal options (before the group):\n", f);
 	for (o = ax_global_options(); o->name; o++) {
 		option_label(o, label, sizeof label);
@@ -117,14 +107,13 @@ void ax_help_root(FILE *f, const char *prog)
 
 void ax_help_group(FILE *f, const char *prog, const ax_group_spec *g)
 {
-	const ax_command_spec *c;
+	const ax_command_spec *const *c;
 
 	fprintf(f, "Usage: %s %s VERB [ARGS] [OPTIONS]\n\n", prog, g->name);
 	wrap(f, g->summary, 0, 0);
 	fputs("\nVerbs:\n", f);
-	for (c = ax_commands(); c->name; c++)
-		if (strcmp(c->group, g->name) == 0)
-			fprintf(f, "  %-14s %s\n", c->name, c->summary);
+	for (c = g->verbs; *c; c++)
+		fprintf(f, "  %-14s %s\n", (*c)->name, (*c)->summary);
 	fprintf(f, "\nRun '%s %s VERB --help' for the options of a verb.\n", prog, g->name);
 }
 

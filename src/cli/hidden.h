@@ -14,21 +14,22 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "cmd/command.h"
+#include "cli/registry.h"
 
 /* Whether WORD names a hidden verb. */
 bool ax_hidden_verb(const char *word);
 
 /* Run the hidden verb ARGV[0] with its arguments; an exit status. */
-int ax_hidden_main(const ax_globals *g, const char *home, int argc, char **argv, FILE *out, FILE *err);
+int ax_hidden_main(const ax_registry *r, const ax_globals *g, const char *home, int argc, char **argv, FILE *out,
+		   FILE *err);
 
-/* The command table as one JSON object (what __commands prints). */
-json_t *ax_commands_json(void);
+/* R's command table as one JSON object (what __commands prints). */
+json_t *ax_commands_json(const ax_registry *r);
 
 /* `__complete line -- WORDS...`: candidates for the last of WORDS (the word
  * being typed, maybe empty), then one directive line: ":files" (let the
  * shell complete local paths), ":dirs" (local directories) or ":none". */
-int ax_complete_line(const ax_globals *g, const char *home, int argc, char **argv, FILE *out);
+int ax_complete_line(const ax_registry *r, const ax_globals *g, const char *home, int argc, char **argv, FILE *out);
 
 /* `__complete sandbox-ids|checkpoint-ids [PREFIX]` and the other value lists. */
 int ax_complete_ids(const ax_globals *g, const char *home, bool checkpoints, const char *prefix, FILE *out);

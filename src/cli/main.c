@@ -1,4 +1,4 @@
-/* allox-cli: argv -> command table -> handler -> renderer. */
+/* allox-cli: argv -> command registry -> handler -> renderer. */
 #include "config.h"
 
 #include <errno.h>
@@ -11,11 +11,26 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "cmd/command.h"
-#include "lib/fs.h"
+#include "cli/help.h"
 #include "cli/hidden.h"
+#include "cli/parse.h"
+#include "cli/registry.h"
+#include "cli/target.h"
+#include "cmd/groups.h"
+#include "lib/fs.h"
+#include "lib/suggest.h"
+#include "ui/shell.h"
 
 static const char *const prog = "allox-cli";
+
+/* The groups allox-cli offers, in the order help lists them. The framework
+ * reads them from here, so src/cmd needs nothing above it and the shell
+ * (ui/) is one more group. */
+static const ax_group_spec *const groups[] = {
+	&ax_group_sandbox, &ax_group_session, &ax_group_aio, &ax_group_run, &ax_group_file,
+	&ax_group_checkpoint, &ax_group_config, &ax_group_shell, NULL,
+};
+static const ax_registry registry = { .groups = groups };
 
 /* The signal (SIGINT or SIGTERM) received once a command has asked to handle
  * interrupts itself; 0 before. */
@@ -139,16 +154,11 @@ static ax_render_opts render_opts(ax_format format, const ax_globals *g, const a
 
 static size_t list_groups(const char **names, size_t max)
 {
-	const ax_group_spec *g;
-	const ax_command_spec *c;
+	const ax_group_spec *const *g;
 	size_t n = 0;
 
-	for (g = ax_groups(); g->name && n < max; g++)
-		for (c = ax_commands(); c->name; c++)
-			if (strcmp(c->group, g->name) == 0) {
-				names[n++] = g->name;
-				break;
-			}
+	for (g = registry.groups; *g && n < max; g++)
+		names[n++] = (*g)->name;
 	if (n < max)
 		names[n++] = "help";
 	return n;
@@ -187,14 +197,13 @@ static int unknown_group(const char *word, ax_format format)
 static int unknown_verb(const ax_group_spec *g, const char *word, ax_format format)
 {
 	const char *names[64];
-	const ax_command_spec *c;
+	const ax_command_spec *const *c;
 	size_t n = 0;
 	ax_error err;
 	const char *hint;
 
-	for (c = ax_commands(); c->name && n < 64; c++)
-		if (strcmp(c->group, g->name) == 0)
-			names[n++] = c->name;
+	for (c = g->verbs; *c && n < 64; c++)
+		names[n++] = (*c)->name;
 	hint = ax_suggest(word, names, n);
 	if (hint)
 		ax_fail(&err, AX_CODE_USAGE, "unknown verb '%s' for '%s' (did you mean '%s'?)", word,
@@ -213,13 +222,13 @@ static int help_command(int argc, char **argv)
 	int words;
 
 	if (argc == 0) {
-		ax_help_root(stdout, prog);
+		ax_help_root(stdout, prog, &registry);
 		return finish_stdout();
 	}
-	g = ax_group_find(argv[0]);
-	if (!g || !ax_group_has_verbs(g->name))
+	g = ax_registry_group(&registry, argv[0]);
+	if (!g)
 		return unknown_group(argv[0], AX_FMT_TABLE);
-	c = ax_command_find(g->name, argc - 1, argv + 1, &words);
+	c = ax_group_verb(g, argc - 1, argv + 1, &words);
 	if (argc == 1 && (!c || c->name[0])) {
 		ax_help_group(stdout, prog, g);
 		return finish_stdout();
@@ -259,11 +268,11 @@ static int run_command(const ax_command_spec *cmd, int argc, char **argv, const 
 	ctx.home = home;
 	ctx.argv0 = prog;
 	ctx.globals = g;
-	ctx.out = stdout;
 	ctx.err = stderr;
 	ctx.verbose = g->verbose;
 	ctx.interrupted = &interrupted;
 	ctx.catch_interrupts = catch_interrupts;
+	ctx.registry = &registry;
 	status = -1;
 	if (!home) {
 		ax_fail(&err, AX_CODE_IO, "out of memory");
@@ -305,7 +314,7 @@ out:
 static int hidden_command(const ax_globals *g, int argc, char **argv)
 {
 	char *home = allox_home();
-	int rc = home ? ax_hidden_main(g, home, argc, argv, stdout, stderr) : AX_EXIT_FAILURE;
+	int rc = home ? ax_hidden_main(&registry, g, home, argc, argv, stdout, stderr) : AX_EXIT_FAILURE;
 
 	free(home);
 	return rc;
@@ -341,21 +350,21 @@ int main(int argc, char **argv)
 		return finish_stdout();
 	}
 	/* No arguments on a terminal: the interactive shell. */
-	if (argc == 0 && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) && (group = ax_group_find("shell")) &&
-	    (cmd = ax_command_find(group->name, 0, argv, &words)))
+	if (argc == 0 && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) &&
+	    (cmd = ax_group_verb(&ax_group_shell, 0, argv, &words)))
 		return run_command(cmd, 0, argv, &g);
 	if (argc == 0) {
-		ax_help_root(stdout, prog);
+		ax_help_root(stdout, prog, &registry);
 		return finish_stdout();
 	}
 	if (strcmp(argv[0], "help") == 0)
 		return help_command(argc - 1, argv + 1);
 	if (ax_hidden_verb(argv[0]))
 		return hidden_command(&g, argc, argv);
-	group = ax_group_find(argv[0]);
-	if (!group || !ax_group_has_verbs(group->name))
+	group = ax_registry_group(&registry, argv[0]);
+	if (!group)
 		return unknown_group(argv[0], format_asked(argc, argv));
-	cmd = ax_command_find(group->name, argc - 1, argv + 1, &words);
+	cmd = ax_group_verb(group, argc - 1, argv + 1, &words);
 	if (!cmd) {
 		if (argc == 1 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || g.help) {
 			ax_help_group(stdout, prog, group);

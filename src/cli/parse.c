@@ -1,82 +1,12 @@
 /* argv -> ax_globals / ax_args, driven by the command table. */
-#include "cmd/command.h"
+#include "cli/parse.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/suggest.h"
+
 #define MAX_CANDIDATES 64
-
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j;
-	size_t prev[65], cur[65];
-
-	if (la > 64 || lb > 64)
-		return (size_t)-1;
-	for (j = 0; j <= lb; j++)
-		prev[j] = j;
-	for (i = 1; i <= la; i++) {
-		cur[0] = i;
-		for (j = 1; j <= lb; j++) {
-			size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
-			size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
-
-			cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-		}
-		memcpy(prev, cur, (lb + 1) * sizeof prev[0]);
-	}
-	return prev[lb];
-}
-
-const char *ax_suggest(const char *word, const char *const *candidates, size_t n)
-{
-	const char *best = NULL;
-	size_t best_d = (size_t)-1, i, limit = strlen(word) / 3 + 1;
-
-	if (limit > 2)
-		limit = 2;
-	for (i = 0; i < n; i++) {
-		size_t d = edit_distance(word, candidates[i]);
-
-		/* A unique prefix is as good a hint as a typo. */
-		if (strlen(word) >= 2 && strncmp(candidates[i], word, strlen(word)) == 0)
-			d = 1;
-		if (d < best_d) {
-			best_d = d;
-			best = candidates[i];
-		}
-	}
-	return best_d <= limit ? best : NULL;
-}
-
-const ax_command_spec *ax_command_find(const char *group, int argc, char **argv, int *words)
-{
-	const ax_command_spec *c;
-	char two[256];
-
-	*words = 0;
-	if (argc >= 2) {
-		snprintf(two, sizeof two, "%s %s", argv[0], argv[1]);
-		for (c = ax_commands(); c->name; c++)
-			if (strcmp(c->group, group) == 0 && strcmp(c->name, two) == 0) {
-				*words = 2;
-				return c;
-			}
-	}
-	for (c = ax_commands(); c->name; c++) {
-		if (strcmp(c->group, group) != 0)
-			continue;
-		if (!c->name[0]) {
-			/* A group that is itself the verb (run). */
-			return c;
-		}
-		if (argc >= 1 && strcmp(c->name, argv[0]) == 0) {
-			*words = 1;
-			return c;
-		}
-	}
-	return NULL;
-}
 
 static const ax_option_spec *find_long(const ax_option_spec *opts, const char *name, size_t len)
 {
@@ -391,28 +321,32 @@ void ax_args_free(ax_args *a)
 	a->opts = a->pos = a->defaults = NULL;
 }
 
-bool ax_arg_given(const ax_args *a, const char *name)
-{
-	return json_object_get(a->opts, name) || json_object_get(a->pos, name);
-}
+/* Before the group; parsed here into ax_globals. */
+static const char *const protocol_choices[] = { "http", "https", NULL };
 
-const json_t *ax_arg_json(const ax_args *a, const char *name)
-{
-	const json_t *v = json_object_get(a->opts, name);
+static const ax_option_spec global_options[] = {
+	{ .name = "profile", .kind = AX_VAL_PROFILE, .metavar = "NAME", .help = "use $ALLOX_HOME/NAME.toml" },
+	{ .name = "config", .kind = AX_VAL_LOCAL_PATH, .metavar = "PATH",
+	  .help = "use this configuration file (wins over --profile)" },
+	{ .name = "domain", .kind = AX_VAL_TEXT, .metavar = "DOMAIN",
+	  .help = "lifecycle server: local, unix:/path, host:port or URL" },
+	{ .name = "api-key", .kind = AX_VAL_TEXT, .metavar = "KEY", .help = "OpenSandbox API key" },
+	{ .name = "protocol", .kind = AX_VAL_CHOICE, .metavar = "PROTOCOL", .choices = protocol_choices,
+	  .help = "http or https" },
+	{ .name = "request-timeout", .kind = AX_VAL_INT, .metavar = "SECONDS",
+	  .help = "timeout of each server request" },
+	{ .name = "use-server-proxy", .kind = AX_VAL_NONE, .help = "ask the server for proxied endpoints" },
+	{ .name = "no-use-server-proxy", .kind = AX_VAL_NONE, .help = "use direct endpoints" },
+	{ .name = "verbose", .short_name = 'v', .kind = AX_VAL_NONE, .help = "diagnostics on stderr" },
+	{ .name = "no-color", .kind = AX_VAL_NONE, .help = "no colour (also: NO_COLOR=1)" },
+	{ .name = "version", .kind = AX_VAL_NONE, .help = "print the version and exit" },
+	{ .name = "help", .short_name = 'h', .kind = AX_VAL_NONE, .help = "show help and exit" },
+	AX_OPTIONS_END,
+};
 
-	if (!v)
-		v = json_object_get(a->pos, name);
-	return v ? v : json_object_get(a->defaults, name);
-}
-
-const char *ax_arg_string(const ax_args *a, const char *name)
+const ax_option_spec *ax_global_options(void)
 {
-	return json_string_value(ax_arg_json(a, name));
-}
-
-bool ax_arg_flag(const ax_args *a, const char *name)
-{
-	return json_is_true(ax_arg_json(a, name));
+	return global_options;
 }
 
 int ax_globals_parse(int argc, char **argv, ax_globals *g, int *consumed, ax_error *err)

@@ -1,29 +1,14 @@
 /*
- * A command's target (ax_target_kind in command.h), opened by the dispatcher
- * before the handler runs: the sandbox resolved, the lifecycle connection
- * open, the runtime connected. Handlers read it from ctx->target.
+ * The dispatcher: a verb's checks, then its target (cmd/target.h) resolved
+ * and opened as its table entry says, then its handler; the target closed
+ * after.
  */
-#ifndef ALLOX_CMD_TARGET_H
-#define ALLOX_CMD_TARGET_H
+#ifndef ALLOX_CLI_TARGET_H
+#define ALLOX_CLI_TARGET_H
 
-#include <stdbool.h>
+#include "cmd/target.h"
 
-#include "cmd/command.h"
-#include "lib/http.h"
-#include "api/lifecycle.h"
-
-typedef struct ax_target {
-	ax_target_kind kind;      /* what was asked for (AX_TARGET_SERVER for a target_all flag) */
-	char *sandbox_id;         /* AX_TARGET_SANDBOX and beyond */
-	ax_lifecycle lc;          /* open from AX_TARGET_SERVER on */
-	/* AX_TARGET_EXECD or AX_TARGET_AIO. Its per-request limit is
-	 * connection.request_timeout; a handler whose calls may run longer sets
-	 * runtime.timeout_s before its first call. */
-	ax_http runtime;
-	bool lc_open, runtime_open;
-} ax_target;
-
-/* Resolve and open what ARGS->cmd's row asks for into *T (zeroed first).
+/* Resolve and open what ARGS->cmd's entry asks for into *T (zeroed first).
  * The sandbox is the SANDBOX_ID positional, else a sandbox UUID leading the
  * COMMAND words (a usage error when no command follows it), else the current
  * session. Returns 0 or -1 with ERR; close *T in either case. */
@@ -35,5 +20,10 @@ int ax_target_open(ax_ctx *ctx, const ax_args *args, ax_target *t, ax_error *err
 void ax_target_explain(ax_target *t, ax_error *err);
 
 void ax_target_close(ax_target *t);
+
+/* Run ARGS->cmd as its entry says: its checks, then its target opened (see
+ * ax_target_kind), then its handler; the target is closed after. An exit
+ * status, or -1 with ERR. */
+int ax_dispatch(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err);
 
 #endif

@@ -1,5 +1,5 @@
 /* Value kinds: how each is checked and stored, and the name `__commands` gives it. */
-#include "cmd/command.h"
+#include "cli/parse.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cmd/file_common.h"
 #include "lib/duration.h"
 #include "lib/quantity.h"
 
@@ -46,39 +47,6 @@ const char *ax_value_kind_name(ax_value_kind kind)
 const char *ax_value_kind_type(ax_value_kind kind)
 {
 	return kind < sizeof kinds / sizeof kinds[0] && kinds[kind].type ? kinds[kind].type : "string";
-}
-
-int ax_mode_parse(const char *text, int *mode)
-{
-	char buf[32];
-	const char *s;
-	size_t i, n;
-
-	/* Lower-case, drop "0o" and leading zeros, then at most 4 octal digits. */
-	while (isspace((unsigned char)*text))
-		text++;
-	n = strlen(text);
-	while (n && isspace((unsigned char)text[n - 1]))
-		n--;
-	if (n >= sizeof buf)
-		return -1;
-	for (i = 0; i < n; i++)
-		buf[i] = (char)tolower((unsigned char)text[i]);
-	buf[n] = '\0';
-	s = buf;
-	if (s[0] == '0' && s[1] == 'o')
-		s += 2;
-	while (*s == '0')
-		s++;
-	if (!*s)
-		s = "0";
-	if (strlen(s) > 4)
-		return -1;
-	for (i = 0; s[i]; i++)
-		if (s[i] < '0' || s[i] > '7')
-			return -1;
-	*mode = atoi(s);
-	return 0;
 }
 
 static int parse_int(const char *text, long long *n)

@@ -11,7 +11,9 @@
 #include "lib/duration.h"
 #include "api/execd_command.h"
 #include "cmd/hook.h"
-#include "cli/target.h"
+#include "cmd/target.h"
+#include "cmd/groups.h"
+#include "cmd/verbs.h"
 
 #define EXIT_TIMEOUT 124
 
@@ -30,7 +32,7 @@ static const char *exec_error(const char *status, const json_t *exit_code, char 
 	return buf;
 }
 
-int ax_cmd_aio_exec(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+static int cmd_aio_exec(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	const char *uuid, **words = NULL, *status, *output, *problem, *id = ctx->target->sandbox_id;
 	char *line = NULL, why[128];
@@ -97,7 +99,7 @@ out:
 	return rc;
 }
 
-int ax_cmd_aio_read(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+static int cmd_aio_read(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	const char *path = ax_arg_string(args, "PATH"), *content;
 	json_t *body, *data = NULL;
@@ -116,3 +118,52 @@ int ax_cmd_aio_read(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *
 	json_decref(data);
 	return rc;
 }
+
+/* The table entries of the verbs above (cmd/command.h). */
+
+static const ax_option_spec aio_exec_options[] = {
+	{ .name = "workdir", .short_name = 'w', .kind = AX_VAL_REMOTE_PATH, .metavar = "DIR",
+	  .help = "working directory (default /home/gem)" },
+	{ .name = "timeout", .short_name = 't', .kind = AX_VAL_DURATION, .metavar = "DURATION", .defval = "60",
+	  .min = "1s", .help = "end the command after this long (exit 124)" },
+	AX_OPTIONS_END,
+};
+
+static const char *const aio_exec_examples[] = {
+	"allox-cli aio exec -- sh -c \"echo v1 > /home/gem/version.txt\"",
+	"allox-cli aio exec -o json ls -la",
+	NULL,
+};
+
+static const ax_command_spec aio_exec_verb = {
+	.group = "aio", .name = "exec", .summary = "Run a shell command through the AIO runtime",
+	.description = "The arguments are shell-quoted and joined, so what you type is what runs. Exits with the "
+	"command's exit status, 124 on timeout. Options come before the command.",
+	.positionals = ax_command_positionals, .options = aio_exec_options,
+	.formats = AX_FMT_RAW | AX_FMT_JSON, .default_format = AX_FMT_RAW, .flags = AX_CMD_OPTIONS_FIRST,
+	.target = AX_TARGET_AIO, .handler = cmd_aio_exec, .examples = aio_exec_examples,
+};
+
+static const ax_command_spec aio_read_verb = {
+	.group = "aio", .name = "read", .summary = "Print a file through the AIO runtime",
+	.positionals = ax_path_positionals, .formats = AX_FMT_RAW | AX_FMT_JSON, .default_format = AX_FMT_RAW,
+	.target = AX_TARGET_AIO, .handler = cmd_aio_read,
+};
+
+static const ax_command_spec *const aio_verbs[] = {
+	&aio_exec_verb,
+	&aio_read_verb,
+	&ax_aio_jupyter_run_verb,
+	&ax_aio_browser_info_verb,
+	&ax_aio_screenshot_verb,
+	&ax_aio_mcp_servers_verb,
+	&ax_aio_mcp_tools_verb,
+	&ax_aio_mcp_call_verb,
+	NULL,
+};
+
+const ax_group_spec ax_group_aio = {
+	.name = "aio",
+	.summary = "Shell, files, Jupyter, browser and MCP through the AIO runtime",
+	.verbs = aio_verbs,
+};

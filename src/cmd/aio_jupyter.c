@@ -10,7 +10,9 @@
 #include "lib/duration.h"
 #include "lib/fs.h"
 #include "cmd/hook.h"
-#include "cli/target.h"
+#include "cmd/target.h"
+#include "cmd/verbs.h"
+#include "cmd/common.h"
 
 /* The agent's limit on a request body, which the code travels in. */
 #define CODE_MAX ((size_t)16 << 20)
@@ -65,7 +67,7 @@ static int no_such_file(const char *file, ax_error *err)
 
 /* The code comes from -c or -f, not both, and a named file exists: checked
  * before the sandbox is connected. */
-int ax_check_aio_jupyter_run(const ax_ctx *ctx, const ax_args *args, ax_error *err)
+static int check_aio_jupyter_run(const ax_ctx *ctx, const ax_args *args, ax_error *err)
 {
 	const char *inline_code = ax_arg_string(args, "code"), *file = ax_arg_string(args, "file");
 
@@ -140,7 +142,7 @@ static int report(ax_ctx *ctx, const ax_args *args, json_t *data, ax_result *res
 	return ax_stream_failed(ctx->stream, 1, err);
 }
 
-int ax_cmd_aio_jupyter_run(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+static int cmd_aio_jupyter_run(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	const char *id = ctx->target->sandbox_id;
 	char *code = NULL;
@@ -168,3 +170,42 @@ out:
 	free(code);
 	return rc;
 }
+
+/* The table entries of the verbs above (cmd/command.h). */
+
+static const ax_option_spec aio_jupyter_run_options[] = {
+	{ .name = "code", .short_name = 'c', .kind = AX_VAL_TEXT, .metavar = "CODE", .help = "the code to run" },
+	{ .name = "file", .short_name = 'f', .kind = AX_VAL_LOCAL_PATH, .metavar = "FILE",
+	  .help = "run the code in FILE; - reads standard input" },
+	{ .name = "session", .kind = AX_VAL_TEXT, .metavar = "ID",
+	  .help = "the session to run in, one kernel each (default: the sandbox's shared session)" },
+	{ .name = "kernel", .kind = AX_VAL_TEXT, .metavar = "NAME", .defval = "python3",
+	  .help = "kernelspec of a new session (GET /v1/jupyter/info lists them)" },
+	{ .name = "timeout", .kind = AX_VAL_DURATION, .metavar = "DURATION", .defval = "30", .min = "1s", .max = "300s",
+	  .help = "interrupt the code after this long, 1s to 300s (status timeout)" },
+	{ .name = "save-images", .kind = AX_VAL_LOCAL_DIR, .metavar = "DIR",
+	  .help = "write image/png outputs to DIR/output_<count>_<index>.png" },
+	AX_OPTIONS_END,
+};
+
+static const char *const aio_jupyter_run_examples[] = {
+	"allox-cli aio jupyter run -c \"print(2 + 2)\" -o json",
+	"allox-cli aio jupyter run -c \"x = 41\" && allox-cli aio jupyter run -c \"x + 1\"",
+	"allox-cli aio jupyter run -f analysis.py --timeout 5m --save-images plots",
+	"echo 'import sys; sys.version' | allox-cli aio jupyter run -f - --session s1",
+	NULL,
+};
+
+const ax_command_spec ax_aio_jupyter_run_verb = {
+	.group = "aio", .name = "jupyter run", .summary = "Run code in the sandbox's Jupyter kernel",
+	.description = "Each session is one kernel that keeps its variables; without --session, calls share the "
+	"sandbox's default session, so consecutive calls see each other's state. The kernel starts on first use. "
+	"Raw output is what a notebook shows: streams on stdout and stderr, text/plain results, errors with "
+	"their traceback on stderr (coloured only on a terminal). A timeout interrupts the code; the kernel "
+	"keeps its state. Exits 1 when the status is not ok (error or timeout); -o json prints the result object "
+	"{kernel_name, session_id, status, execution_count, outputs, code, msg_id}.",
+	.positionals = ax_sandbox_id_positionals, .options = aio_jupyter_run_options,
+	.formats = AX_FMT_RAW | AX_FMT_JSON, .default_format = AX_FMT_RAW, .target = AX_TARGET_AIO,
+	.check = check_aio_jupyter_run, .handler = cmd_aio_jupyter_run,
+	.examples = aio_jupyter_run_examples,
+};

@@ -8,7 +8,9 @@
 #include "lib/duration.h"
 #include "api/mcp_client.h"
 #include "lib/output/output_mcp.h"
-#include "cli/target.h"
+#include "cmd/target.h"
+#include "cmd/verbs.h"
+#include "cmd/common.h"
 
 /* Beyond the tool's time: starting its server. */
 #define CALL_MARGIN_S 60
@@ -54,7 +56,7 @@ static const json_t *detail_of(const json_t *details, const char *name)
 	return NULL;
 }
 
-int ax_cmd_aio_mcp_servers(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+static int cmd_aio_mcp_servers(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	static const char *const columns[] = { "server", "type", "running", "log", NULL };
 	static char title[128];
@@ -118,7 +120,7 @@ static json_t *short_description(const json_t *tool)
 	return json_string(buf) ?: json_string("-");
 }
 
-int ax_cmd_aio_mcp_tools(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+static int cmd_aio_mcp_tools(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	static const char *const columns[] = { "name", "description", NULL };
 	static char title[192];
@@ -170,7 +172,7 @@ static json_t *call_arguments(const ax_args *args, ax_error *err)
 	return obj;
 }
 
-int ax_cmd_aio_mcp_call(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+static int cmd_aio_mcp_call(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	const char *server = ax_arg_string(args, "SERVER"), *tool = ax_arg_string(args, "TOOL");
 	const char *dir = ax_arg_string(args, "save-images");
@@ -214,3 +216,80 @@ out:
 	conn_close(&c);
 	return rc;
 }
+
+/* The table entries of the verbs above (cmd/command.h). */
+
+static const ax_positional_spec mcp_tools_positionals[] = {
+	{ .name = "SANDBOX_ID", .arity = AX_POS_OPTIONAL, .kind = AX_VAL_SANDBOX_ID,
+	  .help = "the sandbox; default: the current session" },
+	{ .name = "SERVER", .arity = AX_POS_REQUIRED, .kind = AX_VAL_TEXT,
+	  .help = "an MCP server (aio mcp servers lists them)" },
+	AX_POSITIONALS_END,
+};
+
+static const ax_positional_spec mcp_call_positionals[] = {
+	{ .name = "SANDBOX_ID", .arity = AX_POS_OPTIONAL, .kind = AX_VAL_SANDBOX_ID,
+	  .help = "the sandbox; default: the current session" },
+	{ .name = "SERVER", .arity = AX_POS_REQUIRED, .kind = AX_VAL_TEXT,
+	  .help = "an MCP server (aio mcp servers lists them)" },
+	{ .name = "TOOL", .arity = AX_POS_REQUIRED, .kind = AX_VAL_TEXT,
+	  .help = "one of its tools (aio mcp tools SERVER lists them)" },
+	AX_POSITIONALS_END,
+};
+
+static const ax_option_spec aio_mcp_call_options[] = {
+	{ .name = "args", .kind = AX_VAL_JSON_OBJECT, .metavar = "JSON",
+	  .help = "the tool's arguments as a JSON object" },
+	{ .name = "arg", .kind = AX_VAL_KV, .metavar = "KEY=VALUE", .repeatable = true,
+	  .help = "one argument; VALUE is JSON when it parses as JSON, else a string (overrides --args)" },
+	{ .name = "save-images", .kind = AX_VAL_LOCAL_DIR, .metavar = "DIR",
+	  .help = "write image and audio content to DIR/<tool>_<n>.<ext>" },
+	{ .name = "timeout", .short_name = 't', .kind = AX_VAL_DURATION, .metavar = "DURATION", .defval = "300",
+	  .min = "1s", .help = "how long the call may take" },
+	AX_OPTIONS_END,
+};
+
+static const char *const aio_mcp_servers_examples[] = {
+	"allox-cli aio mcp servers -o json",
+	NULL,
+};
+
+static const char *const aio_mcp_tools_examples[] = {
+	"allox-cli aio mcp tools browser -o json",
+	"allox-cli aio mcp tools sandbox",
+	NULL,
+};
+
+static const char *const aio_mcp_call_examples[] = {
+	"allox-cli aio mcp call browser browser_navigate --args '{\"url\":\"https://example.com\"}'",
+	"allox-cli aio mcp call sandbox sandbox_execute_bash --arg cmd='uname -a'",
+	"allox-cli aio mcp call browser browser_screenshot --save-images shots",
+	NULL,
+};
+
+const ax_command_spec ax_aio_mcp_servers_verb = {
+	.group = "aio", .name = "mcp servers", .summary = "List the sandbox's MCP servers",
+	.description = "Through the AIO runtime's REST bridge, or its /mcp endpoint where the bridge is missing. "
+	"Local sandboxes have the built-in sandbox and browser servers plus the profile's [mcp.servers.<name>] "
+	"tables; the table shows where each configured server's stderr is logged.",
+	.positionals = ax_sandbox_id_positionals, .formats = AX_OBJECT_FORMATS, .default_format = AX_FMT_TABLE,
+	.target = AX_TARGET_AIO, .handler = cmd_aio_mcp_servers, .examples = aio_mcp_servers_examples,
+};
+
+const ax_command_spec ax_aio_mcp_tools_verb = {
+	.group = "aio", .name = "mcp tools", .summary = "List the tools of an MCP server",
+	.description = "An unknown server exits 1 and lists the servers. -o json prints the full tool objects "
+	"(input schemas included).",
+	.positionals = mcp_tools_positionals, .formats = AX_OBJECT_FORMATS, .default_format = AX_FMT_TABLE,
+	.target = AX_TARGET_AIO, .handler = cmd_aio_mcp_tools, .examples = aio_mcp_tools_examples,
+};
+
+const ax_command_spec ax_aio_mcp_call_verb = {
+	.group = "aio", .name = "mcp call", .summary = "Call a tool of an MCP server",
+	.description = "Raw output prints text content, images as [mime, N bytes] (or saved with --save-images), "
+	"other content as JSON, then structuredContent. Exits 1 when the tool reports isError or the server or "
+	"tool is unknown (the error lists what exists), 2 for malformed --args.",
+	.positionals = mcp_call_positionals, .options = aio_mcp_call_options,
+	.formats = AX_FMT_RAW | AX_FMT_JSON, .default_format = AX_FMT_RAW, .target = AX_TARGET_AIO,
+	.handler = cmd_aio_mcp_call, .examples = aio_mcp_call_examples,
+};

@@ -11,11 +11,12 @@
 #include "cmd/common.h"
 #include "lib/duration.h"
 #include "lib/http.h"
-#include "cli/target.h"
+#include "cmd/target.h"
+#include "cmd/groups.h"
 
 static const char *const list_columns[] = { "id", "sandbox_id", "name", "state", "created_at", NULL };
 
-int ax_cmd_checkpoint_create(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+static int cmd_checkpoint_create(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	json_t *cp = ax_checkpoint_take(ctx, &ctx->target->lc, ctx->target->sandbox_id, ax_arg_string(args, "name"), err);
 
@@ -27,7 +28,7 @@ int ax_cmd_checkpoint_create(ax_ctx *ctx, const ax_args *args, ax_result *res, a
 	return 0;
 }
 
-int ax_cmd_checkpoint_list(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+static int cmd_checkpoint_list(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	/* With --all (the row's target_all) no sandbox was resolved: every one's. */
 	json_t *snaps = ax_checkpoint_list_all(&ctx->target->lc, ctx->target->sandbox_id, err), *rows, *s;
@@ -85,7 +86,7 @@ static int resolve_checkpoint(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc
 	return 0;
 }
 
-int ax_cmd_checkpoint_restore(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+static int cmd_checkpoint_restore(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	ax_lifecycle *lc = &ctx->target->lc;
 	char *id = NULL, *source = NULL;
@@ -112,7 +113,7 @@ out:
 	return rc;
 }
 
-int ax_cmd_checkpoint_delete(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+static int cmd_checkpoint_delete(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	const char *id = ax_arg_string(args, "CHECKPOINT_ID");
 	char *path = ax_checkpoint_path(id);
@@ -168,7 +169,7 @@ static int nap(ax_ctx *ctx, long long secs)
 }
 
 /* An interval of zero (given, or checkpoint.interval) is refused before the sandbox is looked up. */
-int ax_check_checkpoint_watch(const ax_ctx *ctx, const ax_args *args, ax_error *err)
+static int check_checkpoint_watch(const ax_ctx *ctx, const ax_args *args, ax_error *err)
 {
 	char typed[64];
 	long long secs;
@@ -176,7 +177,7 @@ int ax_check_checkpoint_watch(const ax_ctx *ctx, const ax_args *args, ax_error *
 	return watch_interval(ctx, args, &secs, typed, sizeof typed, err);
 }
 
-int ax_cmd_checkpoint_watch(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+static int cmd_checkpoint_watch(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	const char *prefix = ax_arg_string(args, "name-prefix");
 	const json_t *count_v = ax_arg_json(args, "count");
@@ -212,3 +213,126 @@ int ax_cmd_checkpoint_watch(ax_ctx *ctx, const ax_args *args, ax_result *res, ax
 		ax_stream_printf(ctx->stream, AX_STREAM_OUT, "Checkpoint watch stopped.\n");
 	return 0;
 }
+
+/* The table entries of the verbs above (cmd/command.h). */
+
+static const ax_option_spec checkpoint_create_options[] = {
+	{ .name = "name", .short_name = 'n', .kind = AX_VAL_TEXT, .metavar = "NAME",
+	  .help = "a name for the checkpoint" },
+	AX_OPTIONS_END,
+};
+
+static const ax_option_spec checkpoint_list_options[] = {
+	{ .name = "all", .short_name = 'a', .kind = AX_VAL_NONE, .help = "every sandbox's checkpoints" },
+	AX_OPTIONS_END,
+};
+
+static const ax_positional_spec checkpoint_restore_positionals[] = {
+	{ .name = "CHECKPOINT", .arity = AX_POS_OPTIONAL, .kind = AX_VAL_CHECKPOINT,
+	  .help = "a checkpoint id, or latest (default)" },
+	AX_POSITIONALS_END,
+};
+
+static const ax_option_spec checkpoint_restore_options[] = {
+	{ .name = "source-sandbox", .short_name = 's', .kind = AX_VAL_SANDBOX_ID, .metavar = "SANDBOX_ID",
+	  .help = "whose latest checkpoint (default: the current session)" },
+	{ .name = "timeout", .short_name = 't', .kind = AX_VAL_DURATION, .metavar = "DURATION",
+	  .help = "lifetime of the new sandbox (default: defaults.timeout)" },
+	AX_OPTIONS_END,
+};
+
+static const ax_positional_spec checkpoint_delete_positionals[] = {
+	{ .name = "CHECKPOINT_ID", .arity = AX_POS_REQUIRED, .kind = AX_VAL_CHECKPOINT_ID,
+	  .help = "the checkpoint to delete" },
+	AX_POSITIONALS_END,
+};
+
+static const ax_option_spec checkpoint_watch_options[] = {
+	{ .name = "interval", .short_name = 'i', .kind = AX_VAL_DURATION, .metavar = "DURATION",
+	  .help = "time between checkpoints (default: checkpoint.interval)" },
+	{ .name = "count", .short_name = 'c', .kind = AX_VAL_INT, .metavar = "N", .min = "1",
+	  .help = "stop after N checkpoints (default: until Ctrl-C)" },
+	{ .name = "name-prefix", .kind = AX_VAL_TEXT, .metavar = "PREFIX", .defval = "scheduled",
+	  .help = "checkpoints are named PREFIX-1, PREFIX-2, ..." },
+	AX_OPTIONS_END,
+};
+
+static const char *const checkpoint_create_examples[] = {
+	"allox-cli checkpoint create --name v1",
+	"CHECKPOINT_ID=$(allox-cli checkpoint create --name v1 -o json | jq -r .id)",
+	NULL,
+};
+
+static const char *const checkpoint_restore_examples[] = {
+	"allox-cli checkpoint restore \"$CHECKPOINT_ID\" --timeout 30m -o json",
+	"allox-cli checkpoint restore latest --source-sandbox \"$SOURCE_ID\"",
+	NULL,
+};
+
+static const char *const checkpoint_watch_examples[] = {
+	"allox-cli checkpoint watch --interval 5m",
+	"allox-cli checkpoint watch --interval 30s --count 3 --name-prefix nightly",
+	NULL,
+};
+
+static const ax_command_spec checkpoint_create_verb = {
+	.group = "checkpoint", .name = "create", .summary = "Save a checkpoint of a sandbox and wait until it is "
+	"ready",
+	.description = "Captures the sandbox's whole writable file system (the sandbox is frozen for the moment "
+	"of the capture) and waits up to checkpoint.create_timeout seconds. Prints the checkpoint with its size "
+	"on disk (when the server reports it) and how long it took.",
+	.positionals = ax_sandbox_id_positionals, .options = checkpoint_create_options,
+	.formats = AX_OBJECT_FORMATS, .default_format = AX_FMT_TABLE, .target = AX_TARGET_SANDBOX,
+	.handler = cmd_checkpoint_create, .examples = checkpoint_create_examples,
+};
+
+static const ax_command_spec checkpoint_list_verb = {
+	.group = "checkpoint", .name = "list", .summary = "List the checkpoints of a sandbox, or of every "
+	"sandbox with --all",
+	.positionals = ax_sandbox_id_positionals, .options = checkpoint_list_options,
+	.formats = AX_OBJECT_FORMATS, .default_format = AX_FMT_TABLE, .target = AX_TARGET_SANDBOX,
+	.target_all = "all", .handler = cmd_checkpoint_list,
+};
+
+static const ax_command_spec checkpoint_restore_verb = {
+	.group = "checkpoint", .name = "restore", .summary = "Create a new sandbox from a checkpoint and make it "
+	"current",
+	.description = "CHECKPOINT is an id or latest (the newest ready checkpoint of --source-sandbox or the "
+	"current session). The source sandbox is left running. Waits until the new sandbox's runtime answers "
+	"(defaults.ready_timeout).",
+	.positionals = checkpoint_restore_positionals, .options = checkpoint_restore_options,
+	.formats = AX_OBJECT_FORMATS, .default_format = AX_FMT_TABLE, .target = AX_TARGET_SERVER,
+	.handler = cmd_checkpoint_restore, .examples = checkpoint_restore_examples,
+};
+
+static const ax_command_spec checkpoint_delete_verb = {
+	.group = "checkpoint", .name = "delete", .summary = "Delete a checkpoint",
+	.description = "Sandboxes restored from it keep running: their layers stay until they end.",
+	.positionals = checkpoint_delete_positionals,
+	.formats = AX_OBJECT_FORMATS, .default_format = AX_FMT_TABLE, .target = AX_TARGET_SERVER,
+	.handler = cmd_checkpoint_delete,
+};
+
+static const ax_command_spec checkpoint_watch_verb = {
+	.group = "checkpoint", .name = "watch", .summary = "Save a checkpoint on an interval until Ctrl-C",
+	.description = "Runs in the foreground: sleeps the interval, saves PREFIX-N, prints it, and repeats. "
+	"Ctrl-C stops it with exit status 0; a failed checkpoint ends it with status 1.",
+	.positionals = ax_sandbox_id_positionals, .options = checkpoint_watch_options,
+	.target = AX_TARGET_SANDBOX, .check = check_checkpoint_watch, .handler = cmd_checkpoint_watch,
+	.examples = checkpoint_watch_examples,
+};
+
+static const ax_command_spec *const checkpoint_verbs[] = {
+	&checkpoint_create_verb,
+	&checkpoint_list_verb,
+	&checkpoint_restore_verb,
+	&checkpoint_delete_verb,
+	&checkpoint_watch_verb,
+	NULL,
+};
+
+const ax_group_spec ax_group_checkpoint = {
+	.name = "checkpoint",
+	.summary = "Save and restore sandbox checkpoints",
+	.verbs = checkpoint_verbs,
+};

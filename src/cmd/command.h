@@ -1,11 +1,14 @@
 /*
- * Commands are data: one table row per verb describes its group, name,
- * summary, positionals, options, output formats and handler. argv parsing,
- * help, the interactive shell, man-page checks and completion all read it.
+ * Commands are data: one entry per verb describes its group, name, summary,
+ * positionals, options, output formats, target and handler. argv parsing,
+ * help, the interactive shell, man-page checks and completion all read it
+ * (src/cli, through the registry the entry point hands them).
  *
- * Adding a verb: write a handler in src/cmd/<group>.c, declare it below, add
- * a row to src/cmd/table.c saying what it needs (its target); the handler
- * gets its arguments checked and defaulted and its target open.
+ * Adding a verb: in src/cmd/<group>.c write a static handler and, beside
+ * it, its ax_command_spec saying what it needs (its target), and list it in
+ * the group's verbs; the handler gets its arguments checked and defaulted
+ * and its target open. A new group is an ax_group_spec (cmd/groups.h) that
+ * src/cli/main.c adds to its registry.
  */
 #ifndef ALLOX_COMMAND_H
 #define ALLOX_COMMAND_H
@@ -83,17 +86,12 @@ typedef struct ax_positional_spec {
 	const char *help;
 } ax_positional_spec;
 
-/* VALUE checked and typed by option O's kind and bounds: a new reference, or
- * NULL with a usage error naming the option. */
-json_t *ax_value_parse(const ax_option_spec *o, const char *value, ax_error *err);
-/* An octal permission as file modes are written (644, 0755, 0o600), as execd
- * wants it: the digits read as a decimal number (0o644 -> 644). 0 or -1. */
-int ax_mode_parse(const char *text, int *mode);
-/* The kind's name in `__commands` ("sandbox-id", "local-path", ...). */
-const char *ax_value_kind_name(ax_value_kind kind);
-/* How a value of KIND is stored and shown as an argument: "flag", "string",
- * "int", "duration", "choice" or "kv". */
-const char *ax_value_kind_type(ax_value_kind kind);
+/* Ends an option or positional list. */
+#define AX_OPTIONS_END { .name = NULL }
+#define AX_POSITIONALS_END { .name = NULL }
+
+/* The formats of a command whose result is data. */
+#define AX_OBJECT_FORMATS (AX_FMT_TABLE | AX_FMT_JSON | AX_FMT_YAML)
 
 enum {
 	/* Options end at the first positional (run, aio exec): the rest is the command. */
@@ -106,7 +104,7 @@ enum {
  * What a command acts on. The dispatcher (ax_dispatch, src/cli/target.c)
  * resolves and opens it after the arguments are checked and before the
  * handler runs, as git's RUN_SETUP finds the repository and tmux's .target
- * the session: the handler finds it ready in ctx->target (src/cli/target.h),
+ * the session: the handler finds it ready in ctx->target (cmd/target.h),
  * and the dispatcher closes it, and explains a runtime call that failed by
  * the sandbox's state.
  */
@@ -150,20 +148,12 @@ typedef struct ax_command_spec {
 	const char *const *examples; /* NULL-terminated; may be NULL */
 } ax_command_spec;
 
+/* A command group, as its file in src/cmd (or ui/) defines it. */
 typedef struct ax_group_spec {
 	const char *name;
 	const char *summary;
+	const ax_command_spec *const *verbs; /* NULL-terminated, in the order help lists them */
 } ax_group_spec;
-
-/* The table: NULL-terminated by name. */
-const ax_group_spec *ax_groups(void);
-const ax_command_spec *ax_commands(void);
-const ax_group_spec *ax_group_find(const char *name);
-/* Does any command row belong to GROUP? */
-bool ax_group_has_verbs(const char *group);
-
-/* Global options (before the verb), for help, completion and man checks. */
-const ax_option_spec *ax_global_options(void);
 
 typedef struct ax_globals {
 	const char *profile;
@@ -190,8 +180,7 @@ typedef struct ax_ctx {
 	const char *argv0;         /* "allox-cli" for messages */
 	const ax_globals *globals;
 	ax_config *config;         /* resolved; NULL for AX_CMD_NO_CONFIG commands */
-	FILE *out;                 /* results */
-	FILE *err;                 /* progress, warnings, errors */
+	FILE *err;                 /* warnings and --verbose diagnostics */
 	bool verbose;
 	/* Commands that must clean up on Ctrl-C or SIGTERM (stop a remote
 	 * command, remove a staging file) call catch_interrupts() and then poll
@@ -203,6 +192,9 @@ typedef struct ax_ctx {
 	/* Where output goes while the handler runs (output.h); the result it
 	 * returns (ax_result, also there) is rendered after. */
 	ax_stream *stream;
+	/* Every command group (src/cli/registry.h), for a command that reads
+	 * the table itself: the shell completes its lines from it. */
+	const struct ax_registry *registry;
 } ax_ctx;
 
 /* Option and positional access for handlers: what was given, else the
@@ -212,76 +204,5 @@ bool ax_arg_flag(const ax_args *a, const char *name);
 const json_t *ax_arg_json(const ax_args *a, const char *name);
 /* Whether NAME was on the command line (not just defaulted). */
 bool ax_arg_given(const ax_args *a, const char *name);
-
-/* Parse ARGV (after the global options) for CMD. Returns 0 or -1 with a
- * usage error naming the problem (and a suggestion for near misses). */
-int ax_args_parse(const ax_command_spec *cmd, int argc, char **argv, ax_args *out, ax_error *err);
-void ax_args_free(ax_args *a);
-
-/* Parse global options; *CONSUMED is how many argv entries were used. */
-int ax_globals_parse(int argc, char **argv, ax_globals *g, int *consumed, ax_error *err);
-
-/* Find the verb at ARGV[0..] within GROUP; *WORDS tells how many words it used. */
-const ax_command_spec *ax_command_find(const char *group, int argc, char **argv, int *words);
-
-/* The closest of CANDIDATES to WORD if it is a near miss, else NULL. */
-const char *ax_suggest(const char *word, const char *const *candidates, size_t n);
-
-/* Run ARGS->cmd as its row says: its checks, then its target opened (see
- * ax_target_kind), then its handler; the target is closed after. An exit
- * status, or -1 with ERR. */
-int ax_dispatch(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err);
-
-/* Help text. */
-void ax_help_root(FILE *f, const char *prog);
-void ax_help_group(FILE *f, const char *prog, const ax_group_spec *g);
-void ax_help_command(FILE *f, const char *prog, const ax_command_spec *c);
-/* "Usage: allox-cli GROUP VERB [OPTIONS] ARGS" */
-void ax_usage_line(FILE *f, const char *prog, const ax_command_spec *c);
-
-/* Handlers. */
-int ax_cmd_sandbox_create(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
-int ax_cmd_sandbox_list(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
-int ax_cmd_sandbox_get(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
-int ax_cmd_sandbox_endpoint(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
-int ax_cmd_sandbox_renew(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
-int ax_cmd_sandbox_pause(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
-int ax_cmd_sandbox_resume(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
-int ax_cmd_sandbox_kill(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
-int ax_cmd_config_init(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
-int ax_cmd_config_show(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
-int ax_cmd_config_set(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
-int ax_cmd_config_path(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
-int ax_cmd_run(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
-int ax_cmd_aio_exec(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
-int ax_cmd_aio_read(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
-int ax_cmd_aio_jupyter_run(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
-int ax_cmd_aio_browser_info(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
-int ax_cmd_aio_screenshot(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
-int ax_cmd_aio_mcp_servers(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
-int ax_cmd_aio_mcp_tools(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
-int ax_cmd_aio_mcp_call(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
-int ax_cmd_file_cat(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
-int ax_cmd_file_write(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
-int ax_cmd_file_upload(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
-int ax_cmd_file_download(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
-int ax_cmd_file_ls(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
-int ax_cmd_checkpoint_create(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
-int ax_cmd_checkpoint_list(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
-int ax_cmd_checkpoint_restore(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
-int ax_cmd_checkpoint_delete(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
-int ax_cmd_checkpoint_watch(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
-int ax_cmd_session_current(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
-int ax_cmd_session_use(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
-int ax_cmd_session_clear(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
-int ax_cmd_shell(struct ax_ctx *, const struct ax_args *, struct ax_result *, ax_error *);
-
-/* Checks before the target. */
-int ax_check_aio_jupyter_run(const struct ax_ctx *, const struct ax_args *, ax_error *);
-int ax_check_aio_screenshot(const struct ax_ctx *, const struct ax_args *, ax_error *);
-int ax_check_file_write(const struct ax_ctx *, const struct ax_args *, ax_error *);
-int ax_check_file_upload(const struct ax_ctx *, const struct ax_args *, ax_error *);
-int ax_check_file_download(const struct ax_ctx *, const struct ax_args *, ax_error *);
-int ax_check_checkpoint_watch(const struct ax_ctx *, const struct ax_args *, ax_error *);
 
 #endif

@@ -5,6 +5,12 @@
 #include "cmd/command.h"
 #include "api/lifecycle.h"
 
+/* Positionals several groups' verbs take: [SANDBOX_ID]; [SANDBOX_ID] PATH
+ * (a path inside the sandbox); COMMAND... (run, aio exec). */
+extern const ax_positional_spec ax_sandbox_id_positionals[];
+extern const ax_positional_spec ax_path_positionals[];
+extern const ax_positional_spec ax_command_positionals[];
+
 /* GIVEN if non-NULL, else the current session's sandbox; malloc'd. No
  * session: exit 1 with the hint to create or use one. */
 char *ax_resolve_sandbox(ax_ctx *ctx, const char *given, ax_error *err);

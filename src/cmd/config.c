@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include "lib/fs.h"
+#include "lib/suggest.h"
 #include "lib/toml.h"
+#include "cmd/groups.h"
 
 static int effective_path(ax_ctx *ctx, char **path, ax_error *err)
 {
@@ -34,7 +36,7 @@ static int text_result(ax_result *res, ax_error *err, const char *fmt, ...)
 	return 0;
 }
 
-int ax_cmd_config_path(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+static int cmd_config_path(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	char *path;
 	int rc;
@@ -46,7 +48,7 @@ int ax_cmd_config_path(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_erro
 	return rc;
 }
 
-int ax_cmd_config_init(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+static int cmd_config_init(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	char *path, *text;
 	int rc;
@@ -86,7 +88,7 @@ static json_t *masked_copy(const json_t *v)
 	return s;
 }
 
-int ax_cmd_config_show(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+static int cmd_config_show(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	ax_config cfg;
 	char *path;
@@ -162,7 +164,7 @@ static int key_error(const char *key, ax_error *err)
 	return -1;
 }
 
-int ax_cmd_config_set(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+static int cmd_config_set(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	const char *key = ax_arg_string(args, "KEY"), *text = ax_arg_string(args, "VALUE");
 	const ax_conf_key *k = ax_conf_find(key);
@@ -222,3 +224,73 @@ out:
 	free(edited);
 	return rc;
 }
+
+/* The table entries of the verbs above (cmd/command.h). */
+
+static const char *const config_show_examples[] = {
+	"allox-cli config show",
+	"allox-cli --profile dev config show -o json",
+	NULL,
+};
+
+static const char *const config_set_examples[] = {
+	"allox-cli config set connection.domain localhost:8080",
+	"allox-cli config set checkpoint.enabled true",
+	"allox-cli config set checkpoint.operations run,aio.exec",
+	"allox-cli config set defaults.entrypoint '[\"/bin/sh\", \"-c\", \"sleep infinity\"]'",
+	NULL,
+};
+
+static const ax_option_spec config_init_options[] = {
+	{ .name = "force", .short_name = 'f', .kind = AX_VAL_NONE, .help = "overwrite an existing file" },
+	AX_OPTIONS_END,
+};
+
+static const ax_positional_spec config_set_positionals[] = {
+	{ .name = "KEY", .arity = AX_POS_REQUIRED, .kind = AX_VAL_CONFIG_KEY,
+	  .help = "section.name, e.g. connection.domain" },
+	{ .name = "VALUE", .arity = AX_POS_REQUIRED, .kind = AX_VAL_TEXT, .help = "checked against the key's type" },
+	AX_POSITIONALS_END,
+};
+
+static const ax_command_spec config_init_verb = {
+	.group = "config", .name = "init", .summary = "Write a commented configuration template",
+	.description = "Writes every key commented out with its default. An existing file is kept unless --force "
+	"is given.",
+	.options = config_init_options, .flags = AX_CMD_NO_CONFIG, .handler = cmd_config_init,
+};
+
+static const ax_command_spec config_show_verb = {
+	.group = "config", .name = "show", .summary = "Show resolved settings and where each came from",
+	.description = "Each value is shown with its source: flag, env:VARIABLE, file or default. The API key is "
+	"masked.",
+	.formats = AX_FMT_TABLE | AX_FMT_JSON | AX_FMT_YAML, .default_format = AX_FMT_TABLE,
+	.flags = AX_CMD_NO_CONFIG, .handler = cmd_config_show, .examples = config_show_examples,
+};
+
+static const ax_command_spec config_set_verb = {
+	.group = "config", .name = "set", .summary = "Set one key, keeping the rest of the file",
+	.description = "VALUE is checked against the key's type (boolean, integer, duration, list as a,b or a "
+	"TOML array). The file is edited in place: comments and order survive, and it is replaced atomically.",
+	.positionals = config_set_positionals, .flags = AX_CMD_NO_CONFIG, .handler = cmd_config_set,
+	.examples = config_set_examples,
+};
+
+static const ax_command_spec config_path_verb = {
+	.group = "config", .name = "path", .summary = "Print the path of the configuration file in use",
+	.flags = AX_CMD_NO_CONFIG, .handler = cmd_config_path,
+};
+
+static const ax_command_spec *const config_verbs[] = {
+	&config_init_verb,
+	&config_show_verb,
+	&config_set_verb,
+	&config_path_verb,
+	NULL,
+};
+
+const ax_group_spec ax_group_config = {
+	.name = "config",
+	.summary = "Create, show and change the configuration",
+	.verbs = config_verbs,
+};

@@ -10,7 +10,10 @@
 
 #include "cmd/file_common.h"
 #include "cmd/hook.h"
-#include "cli/target.h"
+#include "cmd/target.h"
+#include "cmd/groups.h"
+#include "cmd/verbs.h"
+#include "cmd/common.h"
 
 #define WRITE_MODE 644
 #define SPOOL_BUFFER (256 * 1024)
@@ -26,7 +29,7 @@ static int to_stream(void *ud, const char *data, size_t len, ax_error *err)
 	return ax_fail(err, AX_CODE_IO, "Cannot write output: %s", strerror(errno));
 }
 
-int ax_cmd_file_cat(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+static int cmd_file_cat(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	const char *path = ax_arg_string(args, "PATH"), *id = ctx->target->sandbox_id;
 	ax_execd_xfer x = { 0 };
@@ -142,14 +145,14 @@ static int stdin_source(ax_execd_source *src, int *spool, ax_error *err)
 	return 0;
 }
 
-int ax_check_file_write(const ax_ctx *ctx, const ax_args *args, ax_error *err)
+static int check_file_write(const ax_ctx *ctx, const ax_args *args, ax_error *err)
 {
 	if (!ax_arg_given(args, "content") && isatty(STDIN_FILENO))
 		return ax_fail(err, AX_CODE_USAGE, "Provide --content or pipe content via stdin.");
 	return 0;
 }
 
-int ax_cmd_file_write(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+static int cmd_file_write(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	const char *path = ax_arg_string(args, "PATH"), *id = ctx->target->sandbox_id;
 	const char *content = ax_arg_string(args, "content");
@@ -177,3 +180,48 @@ out:
 		close(spool);
 	return rc;
 }
+
+/* The table entries of the verbs above (cmd/command.h). */
+
+static const ax_option_spec file_cat_options[] = {
+	{ .name = "encoding", .kind = AX_VAL_ENCODING, .metavar = "ENCODING", .defval = "utf-8",
+	  .help = "text encoding of the file" },
+	AX_OPTIONS_END,
+};
+
+static const ax_option_spec file_write_options[] = {
+	{ .name = "content", .short_name = 'c', .kind = AX_VAL_TEXT, .metavar = "TEXT",
+	  .help = "the content (default: standard input)" },
+	{ .name = "encoding", .kind = AX_VAL_ENCODING, .metavar = "ENCODING", .defval = "utf-8",
+	  .help = "text encoding of the file" },
+	AX_OPTIONS_END,
+};
+
+static const ax_command_spec file_cat_verb = {
+	.group = "file", .name = "cat", .summary = "Print a file from a sandbox",
+	.positionals = ax_path_positionals, .options = file_cat_options,
+	.formats = AX_FMT_RAW | AX_FMT_JSON, .default_format = AX_FMT_RAW, .target = AX_TARGET_EXECD,
+	.handler = cmd_file_cat,
+};
+
+static const ax_command_spec file_write_verb = {
+	.group = "file", .name = "write", .summary = "Write a file in a sandbox from --content or standard input",
+	.positionals = ax_path_positionals, .options = file_write_options,
+	.formats = AX_OBJECT_FORMATS, .default_format = AX_FMT_TABLE, .target = AX_TARGET_EXECD,
+	.check = check_file_write, .handler = cmd_file_write,
+};
+
+static const ax_command_spec *const file_verbs[] = {
+	&file_cat_verb,
+	&file_write_verb,
+	&ax_file_upload_verb,
+	&ax_file_download_verb,
+	&ax_file_ls_verb,
+	NULL,
+};
+
+const ax_group_spec ax_group_file = {
+	.name = "file",
+	.summary = "Read, write, upload and download files",
+	.verbs = file_verbs,
+};

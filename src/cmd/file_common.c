@@ -1,5 +1,6 @@
 #include "cmd/file_common.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -10,13 +11,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/target.h"
+#include "cmd/target.h"
 
 void ax_file_conn_init(ax_file_conn *c, ax_ctx *ctx)
 {
 	c->execd = &ctx->target->runtime;
 	c->timeout_s = ctx->target->runtime.timeout_s;
 	c->interrupted = ctx->interrupted;
+	c->stream = ctx->stream;
 }
 
 void ax_file_error_rename(ax_error *err, const char *from, const char *to)
@@ -28,6 +30,39 @@ void ax_file_error_rename(ax_error *err, const char *from, const char *to)
 		return;
 	snprintf(tail, sizeof tail, "%s", at + strlen(from));
 	snprintf(at, sizeof err->message - (size_t)(at - err->message), "%s%s", to, tail);
+}
+
+int ax_mode_parse(const char *text, int *mode)
+{
+	char buf[32];
+	const char *s;
+	size_t i, n;
+
+	/* Lower-case, drop "0o" and leading zeros, then at most 4 octal digits. */
+	while (isspace((unsigned char)*text))
+		text++;
+	n = strlen(text);
+	while (n && isspace((unsigned char)text[n - 1]))
+		n--;
+	if (n >= sizeof buf)
+		return -1;
+	for (i = 0; i < n; i++)
+		buf[i] = (char)tolower((unsigned char)text[i]);
+	buf[n] = '\0';
+	s = buf;
+	if (s[0] == '0' && s[1] == 'o')
+		s += 2;
+	while (*s == '0')
+		s++;
+	if (!*s)
+		s = "0";
+	if (strlen(s) > 4)
+		return -1;
+	for (i = 0; s[i]; i++)
+		if (s[i] < '0' || s[i] > '7')
+			return -1;
+	*mode = atoi(s);
+	return 0;
 }
 
 int ax_file_mode_option(const ax_args *args, const char *name)
@@ -67,7 +102,7 @@ void ax_file_xfer_start(ax_file_xfer *t, const ax_file_conn *c, const char *labe
 {
 	memset(t, 0, sizeof *t);
 	t->conn = c;
-	ax_progress_start(&t->bar, label, total);
+	ax_progress_start(&t->bar, c->stream, label, total);
 	t->own_total = total >= 0;
 	t->x.tick = xfer_tick;
 	t->x.tick_ud = t;

@@ -9,14 +9,15 @@
 #include "cmd/command.h"
 #include "api/execd_files.h"
 #include "api/lifecycle.h"
+#include "lib/output.h"
 #include "lib/path.h"
-#include "cmd/progress.h"
 
 /* The sandbox's execd as the command's target opened it (AX_TARGET_EXECD). */
 typedef struct ax_file_conn {
 	ax_http *execd;
 	long timeout_s;        /* connection.request_timeout: plain calls, and stall limit for streams */
 	volatile sig_atomic_t *interrupted;  /* ctx->interrupted */
+	const ax_stream *stream;             /* ctx->stream: where progress shows */
 } ax_file_conn;
 
 void ax_file_conn_init(ax_file_conn *c, ax_ctx *ctx);
@@ -24,6 +25,9 @@ void ax_file_conn_init(ax_file_conn *c, ax_ctx *ctx);
  * never sees, so "Cannot write DIR/.NAME.X.part" reads "Cannot write NAME"). */
 void ax_file_error_rename(ax_error *err, const char *from, const char *to);
 
+/* An octal permission as file modes are written (644, 0755, 0o600), as execd
+ * wants it: the digits read as a decimal number (0o644 -> 644). 0 or -1. */
+int ax_mode_parse(const char *text, int *mode);
 /* --mode/--directory-mode (spec §4), given or the table's default, which
  * the parser checked: "644", "0644", "0o644" -> 644. */
 int ax_file_mode_option(const ax_args *args, const char *name);

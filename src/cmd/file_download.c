@@ -15,7 +15,8 @@
 
 #include "cmd/file_common.h"
 #include "cmd/file_tree.h"
-#include "cli/target.h"
+#include "cmd/target.h"
+#include "cmd/verbs.h"
 
 
 static int oom(ax_error *err)
@@ -174,7 +175,7 @@ static int local_target(target *tg, const ax_args *args, ax_error *err)
 }
 
 /* A target that may not be replaced is refused before anything is connected. */
-int ax_check_file_download(const ax_ctx *ctx, const ax_args *args, ax_error *err)
+static int check_file_download(const ax_ctx *ctx, const ax_args *args, ax_error *err)
 {
 	target tg = { 0 };
 	int rc = local_target(&tg, args, err);
@@ -183,7 +184,7 @@ int ax_check_file_download(const ax_ctx *ctx, const ax_args *args, ax_error *err
 	return rc;
 }
 
-int ax_cmd_file_download(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+static int cmd_file_download(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	const char *remote = ax_arg_string(args, "REMOTE"), *id = ctx->target->sandbox_id;
 	bool recursive = ax_arg_flag(args, "recursive");
@@ -224,3 +225,32 @@ out:
 	target_free(&tg);
 	return rc;
 }
+
+/* The table entries of the verbs above (cmd/command.h). */
+
+static const ax_positional_spec download_positionals[] = {
+	{ .name = "SANDBOX_ID", .arity = AX_POS_OPTIONAL, .kind = AX_VAL_SANDBOX_ID,
+	  .help = "the sandbox; default: the current session" },
+	{ .name = "REMOTE", .arity = AX_POS_REQUIRED, .kind = AX_VAL_REMOTE_PATH,
+	  .help = "file or directory inside the sandbox" },
+	{ .name = "LOCAL", .arity = AX_POS_REQUIRED, .kind = AX_VAL_LOCAL_PATH, .help = "local target path" },
+	AX_POSITIONALS_END,
+};
+
+static const ax_option_spec download_options[] = {
+	{ .name = "recursive", .short_name = 'r', .kind = AX_VAL_NONE, .help = "download a directory tree" },
+	{ .name = "force", .short_name = 'f', .kind = AX_VAL_NONE, .help = "replace an existing local target" },
+	/* The spec's default is 65536; a bigger read is cheaper per byte. */
+	{ .name = "chunk-size", .kind = AX_VAL_INT, .metavar = "BYTES", .defval = "1048576", .min = "1024",
+	  .max = "16777216", .help = "read size, 1024 to 16777216" },
+	AX_OPTIONS_END,
+};
+
+const ax_command_spec ax_file_download_verb = {
+	.group = "file", .name = "download", .summary = "Download a file or directory tree from a sandbox",
+	.description = "Streams into a staging path beside LOCAL and renames it into place only when complete; "
+	"on any failure nothing partial remains. Remote symlinks and entries escaping REMOTE are refused.",
+	.positionals = download_positionals, .options = download_options,
+	.formats = AX_OBJECT_FORMATS, .default_format = AX_FMT_TABLE, .target = AX_TARGET_EXECD,
+	.check = check_file_download, .handler = cmd_file_download,
+};

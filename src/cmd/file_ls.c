@@ -7,6 +7,8 @@
 
 #include "api/execd_files.h"
 #include "cmd/file_common.h"
+#include "cmd/verbs.h"
+#include "cmd/common.h"
 
 static const char *const ls_columns[] = { "name", "type", "size", "mode", "modified_at", NULL };
 
@@ -35,7 +37,7 @@ static json_t *ls_row(const json_t *e)
 	return row;
 }
 
-int ax_cmd_file_ls(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+static int cmd_file_ls(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	const char *path = ax_arg_string(args, "PATH");
 	json_t *entries = NULL, *rows, **sorted, *e;
@@ -65,3 +67,15 @@ int ax_cmd_file_ls(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *e
 	res->view.columns = ls_columns;
 	return 0;
 }
+
+/* The table entries of the verbs above (cmd/command.h). */
+
+const ax_command_spec ax_file_ls_verb = {
+	.group = "file", .name = "ls", .summary = "List a directory in a sandbox",
+	.description = "Sorted by name. Names are shown as the sandbox has them: the table shows control "
+	"characters as spaces, -o json escapes them, -o raw prints their bytes (one entry per line: a newline or "
+	"tab in a name becomes a space).",
+	.positionals = ax_path_positionals,
+	.formats = AX_OBJECT_FORMATS | AX_FMT_RAW, .default_format = AX_FMT_TABLE, .target = AX_TARGET_EXECD,
+	.handler = cmd_file_ls,
+};

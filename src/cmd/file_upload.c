@@ -14,7 +14,8 @@
 
 #include "cmd/file_common.h"
 #include "cmd/hook.h"
-#include "cli/target.h"
+#include "cmd/target.h"
+#include "cmd/verbs.h"
 
 static int by_bytes(const void *a, const void *b)
 {
@@ -219,7 +220,7 @@ static char *trim_slashes(const char *s)
 	return strndup(s, n);
 }
 
-int ax_check_file_upload(const ax_ctx *ctx, const ax_args *args, ax_error *err)
+static int check_file_upload(const ax_ctx *ctx, const ax_args *args, ax_error *err)
 {
 	char *local = trim_slashes(ax_arg_string(args, "LOCAL"));
 	int rc;
@@ -231,7 +232,7 @@ int ax_check_file_upload(const ax_ctx *ctx, const ax_args *args, ax_error *err)
 	return rc;
 }
 
-int ax_cmd_file_upload(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+static int cmd_file_upload(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	const char *remote = ax_arg_string(args, "REMOTE"), *id = ctx->target->sandbox_id;
 	bool recursive = ax_arg_flag(args, "recursive");
@@ -279,3 +280,33 @@ out:
 	free(local);
 	return rc;
 }
+
+/* The table entries of the verbs above (cmd/command.h). */
+
+static const ax_positional_spec upload_positionals[] = {
+	{ .name = "SANDBOX_ID", .arity = AX_POS_OPTIONAL, .kind = AX_VAL_SANDBOX_ID,
+	  .help = "the sandbox; default: the current session" },
+	{ .name = "LOCAL", .arity = AX_POS_REQUIRED, .kind = AX_VAL_LOCAL_PATH, .help = "local file or directory" },
+	{ .name = "REMOTE", .arity = AX_POS_REQUIRED, .kind = AX_VAL_REMOTE_PATH,
+	  .help = "target path inside the sandbox" },
+	AX_POSITIONALS_END,
+};
+
+static const ax_option_spec upload_options[] = {
+	{ .name = "recursive", .short_name = 'r', .kind = AX_VAL_NONE, .help = "upload a directory tree" },
+	{ .name = "mode", .kind = AX_VAL_MODE, .metavar = "MODE", .defval = "644",
+	  .help = "octal mode of uploaded files" },
+	{ .name = "directory-mode", .kind = AX_VAL_MODE, .metavar = "MODE", .defval = "755",
+	  .help = "octal mode of created directories" },
+	{ .name = "follow-symlinks", .kind = AX_VAL_NONE, .help = "upload what local symlinks point to" },
+	AX_OPTIONS_END,
+};
+
+const ax_command_spec ax_file_upload_verb = {
+	.group = "file", .name = "upload", .summary = "Upload a file or directory tree into a sandbox",
+	.description = "Streams in constant memory. Local symlinks are refused unless --follow-symlinks. Remote "
+	"files are replaced.",
+	.positionals = upload_positionals, .options = upload_options,
+	.formats = AX_OBJECT_FORMATS, .default_format = AX_FMT_TABLE, .target = AX_TARGET_EXECD,
+	.check = check_file_upload, .handler = cmd_file_upload,
+};

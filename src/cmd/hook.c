@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "cmd/checkpoint.h"
-#include "cli/target.h"
+#include "cmd/target.h"
 
 static bool listed(const json_t *operations, const char *operation)
 {

@@ -1,11 +1,13 @@
-# src/cmd: the command table's types (command.h), the table and the handlers,
-# which return data for the renderer.
+# src/cmd: the command table's types (command.h) and the command groups, each
+# in its own file with its table entries beside its handlers, which return
+# data for the renderer. Nothing here names src/cli or ui.
 noinst_LIBRARIES += libaxcmd.a
 libaxcmd_a_CPPFLAGS = $(AM_CPPFLAGS) $(CRYPTO_CFLAGS)
 libaxcmd_a_SOURCES = \
-	src/cmd/command.h \
-	src/cmd/table.c \
+	src/cmd/command.h src/cmd/groups.h src/cmd/verbs.h src/cmd/target.h \
+	src/cmd/args.c \
 	src/cmd/common.c src/cmd/common.h \
+	src/cmd/positionals.c \
 	src/cmd/aio.c \
 	src/cmd/aio_browser.c \
 	src/cmd/aio_jupyter.c \
@@ -21,7 +23,6 @@ libaxcmd_a_SOURCES = \
 	src/cmd/file_upload.c \
 	src/cmd/hook.c src/cmd/hook.h \
 	src/cmd/mcp_config.c src/cmd/mcp_config.h \
-	src/cmd/progress.c src/cmd/progress.h \
 	src/cmd/run.c \
 	src/cmd/sandbox.c src/cmd/sandbox_policy.c src/cmd/sandbox_policy.h \
 	src/cmd/session.c

@@ -10,7 +10,8 @@
 #include "lib/duration.h"
 #include "api/execd_command.h"
 #include "cmd/hook.h"
-#include "cli/target.h"
+#include "cmd/target.h"
+#include "cmd/groups.h"
 #include "lib/timeutil.h"
 
 #define EXIT_TIMEOUT 124
@@ -34,7 +35,7 @@ static int on_output(void *user, bool is_stderr, const char *text, size_t len, b
 	return 0;
 }
 
-int ax_cmd_run(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+static int cmd_run(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	const char *uuid, **words = NULL, *t = ax_arg_string(args, "timeout"), *id = ctx->target->sandbox_id;
 	char *line = NULL;
@@ -102,3 +103,42 @@ out:
 	free(line);
 	return status;
 }
+
+/* The table entries of the verbs above (cmd/command.h). */
+
+static const ax_option_spec run_options[] = {
+	{ .name = "workdir", .short_name = 'w', .kind = AX_VAL_REMOTE_PATH, .metavar = "DIR",
+	  .help = "working directory (default /home/gem)" },
+	{ .name = "timeout", .short_name = 't', .kind = AX_VAL_DURATION, .metavar = "DURATION",
+	  .help = "end the command after this long (exit 124)" },
+	AX_OPTIONS_END,
+};
+
+static const char *const run_examples[] = {
+	"allox-cli run -- python3 -c 'print(1)'",
+	"allox-cli run -o json -- sh -c 'exit 7'",
+	"allox-cli run --timeout 10s -w /tmp -- make test",
+	NULL,
+};
+
+static const ax_command_spec run_verb = {
+	.group = "run", .name = "", .summary = "Run a command in a sandbox through execd",
+	.description = "Streams the command's stdout and stderr to yours as they arrive and exits with its exit "
+	"status (124 when --timeout ends it, 130 on Ctrl-C). Options come before the command; a leading sandbox "
+	"UUID selects the sandbox, otherwise the current session is used. -o json prints {exit_code, stdout, "
+	"stderr, duration_ms} alone on stdout.",
+	.positionals = ax_command_positionals, .options = run_options,
+	.formats = AX_FMT_RAW | AX_FMT_JSON, .default_format = AX_FMT_RAW, .flags = AX_CMD_OPTIONS_FIRST,
+	.target = AX_TARGET_EXECD, .handler = cmd_run, .examples = run_examples,
+};
+
+static const ax_command_spec *const run_verbs[] = {
+	&run_verb,
+	NULL,
+};
+
+const ax_group_spec ax_group_run = {
+	.name = "run",
+	.summary = "Run a command in a sandbox through execd",
+	.verbs = run_verbs,
+};

@@ -17,8 +17,9 @@
 #include "lib/quantity.h"
 #include "cmd/sandbox_policy.h"
 #include "lib/session.h"
-#include "cli/target.h"
+#include "cmd/target.h"
 #include "lib/timeutil.h"
+#include "cmd/groups.h"
 
 #define LOCAL_IMAGE "host"
 
@@ -296,7 +297,7 @@ out:
 	return rc;
 }
 
-int ax_cmd_sandbox_create(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+static int cmd_sandbox_create(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	ax_lifecycle *lc = &ctx->target->lc;
 	json_t *req, *launched = NULL, *out;
@@ -336,7 +337,7 @@ static const char *state_of(const json_t *sbx)
 	return json_string_value(json_object_get(json_object_get(sbx, "status"), "state"));
 }
 
-int ax_cmd_sandbox_list(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+static int cmd_sandbox_list(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	static const char *const columns[] = { "id", "state", "image", "expires_at", NULL };
 	json_t *all = ax_lc_list_all(&ctx->target->lc, "/sandboxes", NULL, err), *rows, *s;
@@ -355,7 +356,7 @@ int ax_cmd_sandbox_list(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_err
 	return 0;
 }
 
-int ax_cmd_sandbox_get(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+static int cmd_sandbox_get(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	ax_lifecycle *lc = &ctx->target->lc;
 	const char *id = ctx->target->sandbox_id;
@@ -396,7 +397,7 @@ int ax_cmd_sandbox_get(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_erro
 
 /* With --port N: where port N of the sandbox is reached, as a URL, with
  * the headers to send; without: the AIO runtime's URL, as the original. */
-int ax_cmd_sandbox_endpoint(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+static int cmd_sandbox_endpoint(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	ax_lifecycle *lc = &ctx->target->lc;
 	const char *id = ctx->target->sandbox_id;
@@ -435,7 +436,7 @@ int ax_cmd_sandbox_endpoint(ax_ctx *ctx, const ax_args *args, ax_result *res, ax
 }
 
 
-int ax_cmd_sandbox_renew(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+static int cmd_sandbox_renew(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	ax_lifecycle *lc = &ctx->target->lc;
 	const char *id = ctx->target->sandbox_id;
@@ -492,17 +493,17 @@ static int pause_or_resume(ax_lifecycle *lc, const char *id, const char *verb, c
 	return 0;
 }
 
-int ax_cmd_sandbox_pause(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+static int cmd_sandbox_pause(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	return pause_or_resume(&ctx->target->lc, ctx->target->sandbox_id, "pause", "Sandbox Paused", res, err);
 }
 
-int ax_cmd_sandbox_resume(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+static int cmd_sandbox_resume(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	return pause_or_resume(&ctx->target->lc, ctx->target->sandbox_id, "resume", "Sandbox Resumed", res, err);
 }
 
-int ax_cmd_sandbox_kill(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+static int cmd_sandbox_kill(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	ax_lifecycle *lc = &ctx->target->lc;
 	const char *id = ctx->target->sandbox_id;
@@ -523,3 +524,146 @@ int ax_cmd_sandbox_kill(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_err
 	return 0;
 }
 
+
+/* The table entries of the verbs above (cmd/command.h). */
+
+static const char *const network_modes[] = { "isolated", "none", "host", NULL };
+
+static const ax_option_spec sandbox_create_options[] = {
+	{ .name = "image", .short_name = 'i', .kind = AX_VAL_TEXT, .metavar = "IMAGE",
+	  .help = "image: host or rootfs:/path locally, a container image on a server (default: defaults.image)" },
+	{ .name = "timeout", .short_name = 't', .kind = AX_VAL_LIFETIME, .metavar = "DURATION",
+	  .help = "lifetime such as 30m or 2h, or none for no expiry (default: defaults.timeout)" },
+	{ .name = "env", .short_name = 'e', .kind = AX_VAL_KV, .metavar = "KEY=VALUE", .repeatable = true,
+	  .help = "environment variable for the sandbox" },
+	{ .name = "metadata", .short_name = 'm', .kind = AX_VAL_KV, .metavar = "KEY=VALUE", .repeatable = true,
+	  .help = "metadata label" },
+	{ .name = "entrypoint", .kind = AX_VAL_TEXT, .metavar = "ARG", .repeatable = true,
+	  .help = "one argv element of the entrypoint; replaces defaults.entrypoint" },
+	{ .name = "ready-timeout", .kind = AX_VAL_DURATION, .metavar = "DURATION",
+	  .help = "how long to wait for the runtime (default: defaults.ready_timeout)" },
+	{ .name = "skip-health-check", .kind = AX_VAL_NONE, .help = "do not wait for the runtime to answer" },
+	{ .name = "cpu", .kind = AX_VAL_CPU, .metavar = "CPUS",
+	  .help = "CPU time, such as 2, 0.5 or 500m (default: defaults.cpu)" },
+	{ .name = "memory", .kind = AX_VAL_MEMORY, .metavar = "SIZE",
+	  .help = "memory limit, such as 512Mi or 2Gi (default: defaults.memory)" },
+	{ .name = "pids", .kind = AX_VAL_PIDS, .metavar = "N",
+	  .help = "most processes and threads at once (default: defaults.pids, else the server's)" },
+	{ .name = "disk", .kind = AX_VAL_DISK, .metavar = "SIZE",
+	  .help = "size of the writable layer, such as 1Gi (default: defaults.disk)" },
+	{ .name = "network", .kind = AX_VAL_CHOICE, .metavar = "MODE", .choices = network_modes,
+	  .help = "isolated (own namespace, outbound only), none (loopback only) or host (unsafe: the host's network); "
+	  "default: the server's (isolated locally)" },
+	{ .name = "allow-domain", .kind = AX_VAL_TEXT, .metavar = "DOMAIN", .repeatable = true,
+	  .help = "let the sandbox resolve and reach DOMAIN (*.DOMAIN: its subdomains); with any, all else is denied" },
+	{ .name = "deny-domain", .kind = AX_VAL_TEXT, .metavar = "DOMAIN", .repeatable = true,
+	  .help = "never let the sandbox resolve DOMAIN (*.DOMAIN: its subdomains); wins over --allow-domain" },
+	AX_OPTIONS_END,
+};
+
+static const ax_option_spec sandbox_endpoint_options[] = {
+	{ .name = "port", .short_name = 'p', .kind = AX_VAL_INT, .metavar = "N", .min = "1", .max = "65535",
+	  .help = "a port a server in the sandbox listens on: print its URL (default: the AIO runtime's)" },
+	AX_OPTIONS_END,
+};
+
+static const char *const sandbox_endpoint_examples[] = {
+	"allox-cli sandbox endpoint",
+	"allox-cli sandbox endpoint --port 8000 -o raw",
+	"curl \"$(allox-cli sandbox endpoint --port 8000 -o json | jq -r .url)/\"",
+	NULL,
+};
+
+static const ax_option_spec sandbox_renew_options[] = {
+	{ .name = "timeout", .short_name = 't', .kind = AX_VAL_DURATION, .metavar = "DURATION", .required = true,
+	  .help = "new lifetime from now (required)" },
+	AX_OPTIONS_END,
+};
+
+static const char *const sandbox_create_examples[] = {
+	"allox-cli sandbox create",
+	"allox-cli sandbox create --timeout 2h -e DEBUG=1 -m project=demo -o json",
+	"allox-cli sandbox create --image rootfs:/srv/images/alpine --timeout none",
+	"allox-cli sandbox create --cpu 0.5 --memory 512Mi --pids 256 --disk 1Gi",
+	"allox-cli sandbox create --network none",
+	"allox-cli sandbox create --allow-domain pypi.org --allow-domain '*.pythonhosted.org'",
+	NULL,
+};
+
+static const ax_command_spec sandbox_create_verb = {
+	.group = "sandbox", .name = "create", .summary = "Create a sandbox and wait until its runtime answers",
+	.description = "Creates a sandbox, waits until the runtime answers its readiness path through the "
+	"sandbox's endpoint (unless --skip-health-check) and makes it the current session. A sandbox that does "
+	"not become ready is deleted. With the embedded local engine the default image is host. --cpu, --memory, "
+	"--pids and --disk are sent as resourceLimits (cpu, memory, pids, ephemeral-storage); sandbox get shows "
+	"the limits in force.",
+	.options = sandbox_create_options, .formats = AX_OBJECT_FORMATS, .default_format = AX_FMT_TABLE,
+	.target = AX_TARGET_SERVER, .handler = cmd_sandbox_create, .examples = sandbox_create_examples,
+};
+
+static const ax_command_spec sandbox_list_verb = {
+	.group = "sandbox", .name = "list", .summary = "List sandboxes",
+	.formats = AX_OBJECT_FORMATS | AX_FMT_RAW, .default_format = AX_FMT_TABLE, .target = AX_TARGET_SERVER,
+	.handler = cmd_sandbox_list,
+};
+
+static const ax_command_spec sandbox_get_verb = {
+	.group = "sandbox", .name = "get", .summary = "Show a sandbox's state, image and limits",
+	.positionals = ax_sandbox_id_positionals, .formats = AX_OBJECT_FORMATS, .default_format = AX_FMT_TABLE,
+	.target = AX_TARGET_SANDBOX, .handler = cmd_sandbox_get,
+};
+
+static const ax_command_spec sandbox_endpoint_verb = {
+	.group = "sandbox", .name = "endpoint",
+	.summary = "Show the URL of a sandbox's AIO runtime or of one of its ports",
+	.description = "Without --port, the AIO runtime's URL. With --port N, the URL where port N of the sandbox "
+	"is reached: with the local engine a host-loopback address that forwards into the sandbox (only the host "
+	"reaches it), and an error (exit status 1) when nothing listens on the port.",
+	.positionals = ax_sandbox_id_positionals, .options = sandbox_endpoint_options,
+	.formats = AX_OBJECT_FORMATS | AX_FMT_RAW, .default_format = AX_FMT_TABLE, .target = AX_TARGET_SANDBOX,
+	.handler = cmd_sandbox_endpoint, .examples = sandbox_endpoint_examples,
+};
+
+static const ax_command_spec sandbox_renew_verb = {
+	.group = "sandbox", .name = "renew", .summary = "Move a sandbox's expiry to now plus a duration",
+	.positionals = ax_sandbox_id_positionals, .options = sandbox_renew_options,
+	.formats = AX_OBJECT_FORMATS, .default_format = AX_FMT_TABLE, .target = AX_TARGET_SANDBOX,
+	.handler = cmd_sandbox_renew,
+};
+
+static const ax_command_spec sandbox_pause_verb = {
+	.group = "sandbox", .name = "pause", .summary = "Freeze every process of a sandbox",
+	.positionals = ax_sandbox_id_positionals, .formats = AX_OBJECT_FORMATS, .default_format = AX_FMT_TABLE,
+	.target = AX_TARGET_SANDBOX, .handler = cmd_sandbox_pause,
+};
+
+static const ax_command_spec sandbox_resume_verb = {
+	.group = "sandbox", .name = "resume", .summary = "Thaw a paused sandbox",
+	.positionals = ax_sandbox_id_positionals, .formats = AX_OBJECT_FORMATS, .default_format = AX_FMT_TABLE,
+	.target = AX_TARGET_SANDBOX, .handler = cmd_sandbox_resume,
+};
+
+static const ax_command_spec sandbox_kill_verb = {
+	.group = "sandbox", .name = "kill", .summary = "Delete a sandbox (and forget it if it is the current "
+	"session)",
+	.positionals = ax_sandbox_id_positionals, .formats = AX_OBJECT_FORMATS, .default_format = AX_FMT_TABLE,
+	.target = AX_TARGET_SANDBOX, .handler = cmd_sandbox_kill,
+};
+
+static const ax_command_spec *const sandbox_verbs[] = {
+	&sandbox_create_verb,
+	&sandbox_list_verb,
+	&sandbox_get_verb,
+	&sandbox_endpoint_verb,
+	&sandbox_renew_verb,
+	&sandbox_pause_verb,
+	&sandbox_resume_verb,
+	&sandbox_kill_verb,
+	NULL,
+};
+
+const ax_group_spec ax_group_sandbox = {
+	.name = "sandbox",
+	.summary = "Create, inspect and end sandboxes",
+	.verbs = sandbox_verbs,
+};

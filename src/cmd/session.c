@@ -7,6 +7,7 @@
 
 #include "cmd/common.h"
 #include "lib/session.h"
+#include "cmd/groups.h"
 
 #define NO_SESSION_HINT "Run: allox-cli sandbox create  OR  allox-cli session use <id>"
 
@@ -18,7 +19,7 @@ static int session_result(ax_result *res, const ax_session *s, const char *title
 	return 0;
 }
 
-int ax_cmd_session_current(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+static int cmd_session_current(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	ax_session s;
 	bool found;
@@ -54,7 +55,7 @@ static char *lookup_aio_url(ax_ctx *ctx, const char *id)
 	return url;
 }
 
-int ax_cmd_session_use(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+static int cmd_session_use(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	const char *id = ax_arg_string(args, "SANDBOX_ID");
 	char *url;
@@ -79,7 +80,7 @@ int ax_cmd_session_use(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_erro
 	return 0;
 }
 
-int ax_cmd_session_clear(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
+static int cmd_session_clear(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	bool cleared;
 
@@ -92,3 +93,40 @@ int ax_cmd_session_clear(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_er
 	res->view.title = "Session Cleared";
 	return 0;
 }
+
+/* The table entries of the verbs above (cmd/command.h). */
+
+static const ax_positional_spec session_use_positionals[] = {
+	{ .name = "SANDBOX_ID", .arity = AX_POS_REQUIRED, .kind = AX_VAL_SANDBOX_ID,
+	  .help = "the sandbox later commands use by default" },
+	AX_POSITIONALS_END,
+};
+
+static const ax_command_spec session_current_verb = {
+	.group = "session", .name = "current", .summary = "Show the current session",
+	.formats = AX_OBJECT_FORMATS, .default_format = AX_FMT_TABLE, .handler = cmd_session_current,
+};
+
+static const ax_command_spec session_use_verb = {
+	.group = "session", .name = "use", .summary = "Make a sandbox the current session",
+	.positionals = session_use_positionals, .formats = AX_OBJECT_FORMATS, .default_format = AX_FMT_TABLE,
+	.handler = cmd_session_use,
+};
+
+static const ax_command_spec session_clear_verb = {
+	.group = "session", .name = "clear", .summary = "Forget the current session",
+	.formats = AX_OBJECT_FORMATS, .default_format = AX_FMT_TABLE, .handler = cmd_session_clear,
+};
+
+static const ax_command_spec *const session_verbs[] = {
+	&session_current_verb,
+	&session_use_verb,
+	&session_clear_verb,
+	NULL,
+};
+
+const ax_group_spec ax_group_session = {
+	.name = "session",
+	.summary = "Show, choose or clear the current sandbox",
+	.verbs = session_verbs,
+};

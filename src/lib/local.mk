@@ -19,12 +19,13 @@ libaxlib_a_SOURCES = \
 	src/lib/secret.c src/lib/secret.h \
 	src/lib/session.c src/lib/session.h \
 	src/lib/splice_copy.c src/lib/splice_copy.h \
+	src/lib/suggest.c src/lib/suggest.h \
 	src/lib/timeutil.c src/lib/timeutil.h \
 	src/lib/toml.c src/lib/toml.h \
 	src/lib/output.h \
 	src/lib/output/output.c src/lib/output/output_internal.h \
 	src/lib/output/output_table.c src/lib/output/output_yaml.c \
-	src/lib/output/output_stream.c \
+	src/lib/output/output_stream.c src/lib/output/output_progress.c \
 	src/lib/output/output_jupyter.c src/lib/output/output_jupyter.h \
 	src/lib/output/output_mcp.c src/lib/output/output_mcp.h
 LIB_LIBS = $(JANSSON_LIBS) $(YAML_LIBS) $(HTTP_PARSER_LIBS) -lresolv -lm

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <time.h>
 #include <jansson.h>
 
 #include "lib/ax_error.h"
@@ -140,5 +141,30 @@ int ax_stream_jupyter(ax_stream *s, json_t *result, const char *image_dir, ax_er
 /* An MCP CallToolResult (output_mcp.h), its images already saved to the
  * paths in SAVED: live, shown as text; documents show it in data. */
 int ax_stream_mcp(ax_stream *s, const json_t *result, const json_t *saved, ax_error *err);
+
+/*
+ * A transfer's progress, shown by the stream as a one-line bar on its err
+ * (bytes, percentage, rate, ETA): only when that is a terminal, only once
+ * the transfer has run for half a second (quick ones stay silent), and
+ * erased when done, so in every format it leaves nothing behind and stdout
+ * never sees it.
+ */
+typedef struct ax_progress {
+	int fd;                      /* the stream's err when a terminal, else -1: nothing is drawn */
+	bool shown;                  /* a line is on screen and must be erased */
+	const char *label;           /* "upload", "download" */
+	long long total;             /* bytes; < 0 unknown */
+	unsigned long long done;
+	double start, last;          /* ax_mono_s() */
+} ax_progress;
+
+/* Start timing a transfer shown on S (NULL: never shown). TOTAL < 0 when
+ * unknown; ax_progress_set_total may fill it in later. */
+void ax_progress_start(ax_progress *p, const ax_stream *s, const char *label, long long total);
+void ax_progress_set_total(ax_progress *p, long long total);
+/* DONE bytes so far; draws at most a few times a second. */
+void ax_progress_update(ax_progress *p, unsigned long long done);
+/* Erase the line, if one was drawn. */
+void ax_progress_end(ax_progress *p);
 
 #endif

@@ -6,8 +6,10 @@
 #include <time.h>
 
 /* CLOCK_MONOTONIC, for timeouts and elapsed times: it does not jump when
- * the wall clock is set. Milliseconds, and seconds to the nanosecond. */
+ * the wall clock is set. Milliseconds, nanoseconds, and seconds to the
+ * nanosecond. */
 int64_t ax_mono_ms(void);
+int64_t ax_mono_ns(void);
 double ax_mono_s(void);
 
 /* The CLOCK_MONOTONIC time MS milliseconds from now (MS <= 0: now), as

@@ -235,9 +235,14 @@ expect_body '{"success":false,"message":"Not found: /v1/nope"}'
 req POST /ping
 expect_code 405
 grep -qi '^allow: GET' "$TMP/headers" || fail "no Allow header"
-jq_body '.success == false'
+# execd's paths answer in its ErrorResponse shape, the AIO paths in theirs.
+expect_body '{"code":"METHOD_NOT_ALLOWED","message":"Method not allowed: POST /ping"}'
+req GET /nope
+expect_code 404
+expect_body '{"code":"NOT_FOUND","message":"Not found: /nope"}'
 req DELETE /v1/sandbox
 expect_code 405
+jq_body '.success == false'
 
 t "keep-alive"
 out=$(curl -sv --max-time 5 -H "X-EXECD-ACCESS-TOKEN: $TOKEN" "http://127.0.0.1:$PORT/ping" \

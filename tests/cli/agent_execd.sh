@@ -403,6 +403,22 @@ expect_code 200
 [ ! -e "$TMP/d" ] || fail "directory not deleted"
 [ -d /etc ] || fail "followed the symlink"
 
+t "X-Request-ID comes back on every answer (streams and errors too); none is made up"
+req GET /ping -H 'X-Request-ID: rid-ping-1'
+expect_code 200
+[ "$(header X-Request-ID)" = rid-ping-1 ] || fail "ping: '$(header X-Request-ID)'"
+req GET "/files/info?path=$TMP/missing" -H 'X-Request-ID: rid-missing-2'
+expect_code 404
+[ "$(header X-Request-ID)" = rid-missing-2 ] || fail "404: '$(header X-Request-ID)'"
+req POST /command -N -H 'Content-Type: application/json' -H 'X-Request-ID: rid-stream-3' \
+	--data-binary '{"command":"echo rid"}'
+ev 'any(.type == "stdout" and .text == "rid")'
+[ "$(header X-Request-ID)" = rid-stream-3 ] || fail "stream: '$(header X-Request-ID)'"
+req GET /ping
+[ -z "$(header X-Request-ID)" ] || fail "made up: '$(header X-Request-ID)'"
+req GET /ping -H "X-Request-ID: $(printf '%0129d' 0)"
+[ -z "$(header X-Request-ID)" ] || fail "an id over 128 bytes came back"
+
 t "no command outlived its test"
 until_true 30 gone "$MARK" || fail "a command with the test marker still runs"
 

@@ -10,6 +10,8 @@ SHELL_TESTS += \
 	tests/cli/agent_aio.sh \
 	tests/cli/agent_execd.sh \
 	tests/cli/execd_ids.sh \
+	tests/cli/execd_sessions.sh \
+	tests/cli/execd_code.sh \
 	tests/cli/agent_jupyter.sh \
 	tests/cli/runtime.sh \
 	tests/cli/sandbox.sh \
@@ -26,6 +28,7 @@ SHELL_TESTS += \
 	tests/cli/tui.sh \
 	tests/conformance/lifecycle.sh \
 	tests/conformance/runtime.sh \
+	tests/conformance/sdk.sh \
 	tests/cli/browser.sh \
 	tests/cli/bench_harness.sh \
 	tests/cli/docs.sh \
@@ -48,4 +51,7 @@ EXTRA_DIST += $(SHELL_TESTS) tests/cli/lib.sh tests/cli/agent_lib.sh tests/cli/e
 	tests/cli/http_fixture.py tests/cli/hostile_server.py tests/cli/tree_compare.py \
 	tests/conformance/package.json tests/conformance/package-lock.json \
 	tests/conformance/sandbox-lifecycle.yml tests/conformance/README.md \
-	tests/conformance/execd-api.yaml tests/conformance/aio-sandbox-openapi.json tests/conformance/lib.sh
+	tests/conformance/execd-api.yaml tests/conformance/aio-sandbox-openapi.json tests/conformance/lib.sh \
+	tests/conformance/opensandbox-js-e2e tests/conformance/sdk/package.json \
+	tests/conformance/sdk/package-lock.json tests/conformance/sdk/allox_sdk.test.mjs \
+	tests/conformance/sdk/verdict.mjs tests/conformance/sdk/seed_volumes.mjs

@@ -587,6 +587,124 @@ if [ -z "${execd_down:-}" ] && [ -z "${execd_stream_down:-}" ]; then
 	check "execd: the deleted directories are gone" \
 		eval '[ "$code" = 200 ] && clean && jtrue "$TMP/out" "d.length === 0"'
 
+	# Text replacement.
+	req replace-setup POST "$XPROXY/directories" "{\"$D/rep\":{\"mode\":755}}"
+	printf '{"path":"%s/rep/r.txt","mode":640}' "$D" >"$TMP/metar.json"
+	printf 'foo bar foo\n' >"$TMP/r.txt"
+	req replace-upload POST "$XPROXY/files/upload" "" \
+		-F "metadata=@$TMP/metar.json;filename=metadata;type=application/json" \
+		-F "file=@$TMP/r.txt;type=application/octet-stream"
+	req replace POST "$XPROXY/files/replace?verbose=true" "{\"$D/rep/r.txt\":{\"old\":\"foo\",\"new\":\"qux\"}}"
+	check "execd: POST /files/replace?verbose=true (replacedCount per file)" \
+		eval '[ "$code" = 200 ] && clean && jtrue "$TMP/out" "d[\"$D/rep/r.txt\"].replacedCount === 2"'
+	# Without verbose the spec's text says the body is empty, while its 200
+	# declares application/json, which prism then wants: straight at the agent.
+	req replace-quiet POST "http://$AGENT/files/replace" "{\"$D/rep/r.txt\":{\"old\":\"bar\",\"new\":\"baz\"}}"
+	check "agent (direct): POST /files/replace without verbose is 200 with an empty body" \
+		eval '[ "$code" = 200 ] && [ ! -s "$TMP/out" ]'
+	req replace-read GET "$XPROXY/files/download?path=$D/rep/r.txt"
+	check "execd: the replaced file holds the new text" eval '[ "$code" = 200 ] && [ "$(cat "$TMP/out")" = "qux baz qux" ]'
+	req replace-missing POST "$XPROXY/files/replace" "{\"$D/rep/none\":{\"old\":\"a\",\"new\":\"b\"}}"
+	check "execd: POST /files/replace of a missing file is 400 with an ErrorResponse" \
+		eval '[ "$code" = 400 ] && clean && jtrue "$TMP/out" "$ERROR_RESPONSE"'
+
+	# Bash sessions.
+	req session POST "$XPROXY/session" "{\"cwd\":\"$D\"}"
+	SID=$(jv "$TMP/out" 'd.session_id')
+	check "execd: POST /session (session_id)" eval '[ "$code" = 200 ] && clean && [ -n "$SID" ]'
+	req session-run POST "$XSTREAM/session/$SID/run" '{"command":"export CONF=kept; cd rep; pwd"}'
+	check "execd: POST /session/{id}/run streams spec events" \
+		eval '[ "$code" = 200 ] && only_violation "$STREAM_VIOLATION" && stream_check "$TMP/out" &&
+			jtrue "$TMP/events" "d.types[0] === \"init\" && d.types[d.types.length - 1] === \"execution_complete\" &&
+				d.events.some(e => e.type === \"stdout\" && e.text === \"$D/rep\")"'
+	req session-run2 POST "$XSTREAM/session/$SID/run" '{"command":"echo $CONF; pwd; exit_code() { return 4; }; exit_code"}'
+	check "execd: the next run sees the session's env and cwd, and ends in an error event with its status" \
+		eval '[ "$code" = 200 ] && only_violation "$STREAM_VIOLATION" && stream_check "$TMP/out" &&
+			jtrue "$TMP/events" "d.events.filter(e => e.type === \"stdout\").map(e => e.text).join() === \"kept,$D/rep\" &&
+				d.events[d.events.length - 1].type === \"error\" && d.events[d.events.length - 1].error.evalue === \"4\""'
+	# Prism itself refuses a request without a command (422): straight at the agent.
+	req session-bad POST "http://$AGENT/session/$SID/run" '{"cwd":"/"}'
+	check "agent (direct): POST /session/{id}/run without a command is 400 with an ErrorResponse" \
+		eval '[ "$code" = 400 ] && jtrue "$TMP/out" "$ERROR_RESPONSE"'
+	req session-delete DELETE "$XPROXY/session/$SID"
+	check "execd: DELETE /session/{id}" eval '[ "$code" = 200 ] && clean'
+	req session-delete-again DELETE "$XPROXY/session/$SID"
+	check "execd: DELETE /session/{unknown} is 404 with an ErrorResponse" \
+		eval '[ "$code" = 404 ] && clean && jtrue "$TMP/out" "$ERROR_RESPONSE && d.code === \"CONTEXT_NOT_FOUND\""'
+
+	# Code interpreting: contexts are Jupyter kernels (the sandbox's python3).
+	req code-context POST "$XPROXY/code/context" '{"language":"python"}' --max-time 120
+	CTX=$(jv "$TMP/out" 'd.id')
+	check "execd: POST /code/context (CodeContext)" \
+		eval '[ "$code" = 200 ] && clean && [ -n "$CTX" ] && jtrue "$TMP/out" "d.language === \"python\""'
+	req code-get GET "$XPROXY/code/contexts/$CTX"
+	check "execd: GET /code/contexts/{context_id}" \
+		eval '[ "$code" = 200 ] && clean && jtrue "$TMP/out" "d.id === \"$CTX\" && d.language === \"python\""'
+	req code-list GET "$XPROXY/code/contexts?language=python"
+	check "execd: GET /code/contexts?language=python lists it" \
+		eval '[ "$code" = 200 ] && clean && jtrue "$TMP/out" "Array.isArray(d) && d.some(c => c.id === \"$CTX\")"'
+	req code-run POST "$XSTREAM/code" "{\"code\":\"x = 6 * 7\\nprint(x)\\nx\",\"context\":{\"id\":\"$CTX\",\"language\":\"python\"}}" --max-time 60
+	check "execd: POST /code streams spec events: init, execution_count, stdout, result, execution_complete" \
+		eval '[ "$code" = 200 ] && only_violation "$STREAM_VIOLATION" && stream_check "$TMP/out" &&
+			jtrue "$TMP/events" "d.types.join() === \"init,execution_count,stdout,result,execution_complete\" &&
+				d.events[0].text === \"$CTX\" && d.events[2].text === \"42\\n\" && d.events[3].results.text === \"42\""'
+	req code-run-error POST "$XSTREAM/code" "{\"code\":\"x / 0\",\"context\":{\"id\":\"$CTX\",\"language\":\"python\"}}"
+	check "execd: POST /code with an exception ends in a spec error event (state kept)" \
+		eval '[ "$code" = 200 ] && only_violation "$STREAM_VIOLATION" && stream_check "$TMP/out" &&
+			jtrue "$TMP/events" "d.events[d.events.length - 1].error.ename === \"ZeroDivisionError\" &&
+				d.events[d.events.length - 1].error.traceback.length > 0"'
+	req code-default POST "$XSTREAM/code" '{"code":"1 + 1","context":{"language":"python"}}' --max-time 120
+	check "execd: POST /code with only a language runs in its default context" \
+		eval '[ "$code" = 200 ] && only_violation "$STREAM_VIOLATION" && stream_check "$TMP/out" &&
+			jtrue "$TMP/events" "d.events.some(e => e.type === \"result\" && e.results.text === \"2\")"'
+	req code-shell POST "$XSTREAM/code" '{"code":"echo from-shell"}'
+	check "execd: POST /code without a context is a shell command" \
+		eval '[ "$code" = 200 ] && only_violation "$STREAM_VIOLATION" && stream_check "$TMP/out" &&
+			jtrue "$TMP/events" "d.events.some(e => e.type === \"stdout\" && e.text === \"from-shell\")"'
+	req code-interrupt DELETE "$XPROXY/code?id=$CTX"
+	check "execd: DELETE /code?id= (nothing running) is 200" eval '[ "$code" = 200 ] && clean'
+	req code-interrupt-unknown DELETE "$XPROXY/code?id=no-such-context"
+	check "execd: DELETE /code?id={unknown} is 500 with an ErrorResponse" \
+		eval '[ "$code" = 500 ] && clean && jtrue "$TMP/out" "$ERROR_RESPONSE"'
+	req code-no-kernel POST "$XPROXY/code/context" '{"language":"cobol"}'
+	check "execd: POST /code/context for a language without a kernel is 500 with an ErrorResponse" \
+		eval '[ "$code" = 500 ] && clean && jtrue "$TMP/out" "$ERROR_RESPONSE && /cobol/.test(d.message)"'
+	req code-delete DELETE "$XPROXY/code/contexts/$CTX"
+	check "execd: DELETE /code/contexts/{context_id}" eval '[ "$code" = 200 ] && clean'
+	req code-get-gone GET "$XPROXY/code/contexts/$CTX"
+	check "execd: GET /code/contexts/{unknown} is 404 with an ErrorResponse" \
+		eval '[ "$code" = 404 ] && clean && jtrue "$TMP/out" "$ERROR_RESPONSE && d.code === \"CONTEXT_NOT_FOUND\""'
+	req code-delete-gone DELETE "$XPROXY/code/contexts/$CTX"
+	check "execd: DELETE /code/contexts/{unknown} is 404 with an ErrorResponse" \
+		eval '[ "$code" = 404 ] && clean && jtrue "$TMP/out" "$ERROR_RESPONSE"'
+	req code-run-gone POST "$XPROXY/code" "{\"code\":\"1\",\"context\":{\"id\":\"$CTX\",\"language\":\"python\"}}"
+	check "execd: POST /code in an unknown context is 500 with an ErrorResponse" \
+		eval '[ "$code" = 500 ] && clean && jtrue "$TMP/out" "$ERROR_RESPONSE && d.code === \"CONTEXT_NOT_FOUND\""'
+	req code-delete-lang DELETE "$XPROXY/code/contexts?language=python"
+	check "execd: DELETE /code/contexts?language=python" eval '[ "$code" = 200 ] && clean'
+	req code-list-empty GET "$XPROXY/code/contexts?language=python"
+	check "execd: no python context is left" eval '[ "$code" = 200 ] && clean && jtrue "$TMP/out" "d.length === 0"'
+
+	# Metrics.
+	req metrics GET "$XPROXY/metrics"
+	check "execd: GET /metrics (Metrics)" \
+		eval '[ "$code" = 200 ] && clean && jtrue "$TMP/out" "d.cpu_count > 0 && d.mem_total_mib > 0 &&
+			d.mem_used_mib <= d.mem_total_mib && d.cpu_used_pct >= 0 && d.cpu_used_pct <= 100"'
+	# An endless stream: prism would hold it, so straight at the agent.
+	curl -s -N --max-time 2.5 -H "X-EXECD-ACCESS-TOKEN: $TOKEN" -o "$TMP/watch" "http://$AGENT/metrics/watch"
+	sed -n 's/^data: //p' "$TMP/watch" >"$TMP/watch.json"
+	check "agent (direct): GET /metrics/watch streams Metrics as SSE data events" \
+		eval '[ "$(wc -l <"$TMP/watch.json")" -ge 2 ] && node -e "
+			const fs = require(\"fs\");
+			const ok = fs.readFileSync(process.argv[1], \"utf8\").trim().split(\"\\n\").map(JSON.parse)
+				.every(m => [\"cpu_count\", \"cpu_used_pct\", \"mem_total_mib\", \"mem_used_mib\", \"timestamp\"].every(k => typeof m[k] === \"number\"));
+			process.exit(ok ? 0 : 1);" "$TMP/watch.json"'
+
+	# An unknown execd path: the ErrorResponse shape.
+	req unknown GET "http://$AGENT/no/such/route"
+	check "agent (direct): an unknown execd path is 404 with an ErrorResponse" \
+		eval '[ "$code" = 404 ] && jtrue "$TMP/out" "$ERROR_RESPONSE"'
+
 	# Prism's logs: nothing but the deliberate exchanges.
 	X_EXPECTED='\] post /command .*errors#VIOLATIONS|\] get /ping .*UNAUTHORIZED|\] post /directories .*UNPROCESSABLE_ENTITY'
 	X_WARNING='warning +Violation: response Unable to match the returned status code'
@@ -597,7 +715,7 @@ if [ -z "${execd_down:-}" ] && [ -z "${execd_stream_down:-}" ]; then
 			[ "$(count "$TMP/prism-execd.log" "\] get /ping .*UNAUTHORIZED")" = 1 ] &&
 			[ "$(count "$TMP/prism-execd.log" "\] post /directories .*UNPROCESSABLE_ENTITY")" = 1 ] &&
 			[ "$(count "$TMP/prism-execd.log" "$X_WARNING")" = 1 ]'
-	streams=$(grep -c ': POST http://127.0.0.1:'"$SPORT"'/command' "$TMP/requests.log")
+	streams=$(grep -cE ': POST http://127.0.0.1:'"$SPORT"'/(command|session/[^ ]*/run|code) ' "$TMP/requests.log")
 	# Without --errors prism forwards its start-up probe of "/" (no spec
 	# route) and warns once that no route matched it.
 	S_EXPECTED='error +Violation: response\.body Response body must be object'

@@ -1,8 +1,9 @@
 # cmocka unit tests of src/lib, the parsers and the decoders. Most link the
-# client's archives; the rest name the few sources they test.
+# client's archives below ui (only the shell's own tests link ui/, ncurses
+# and readline); the rest name the few sources they test.
 UNIT_CFLAGS = $(AM_CFLAGS) $(CMOCKA_CFLAGS)
-UNIT_LDADD = $(CLI_ARCHIVES) $(LIB_LIBS) $(CRYPTO_LIBS) $(NCURSES_LIBS) $(READLINE_LIBS) \
-	$(CMOCKA_LIBS)
+UNIT_LDADD = $(CLIENT_ARCHIVES) $(LIB_LIBS) $(CRYPTO_LIBS) $(CMOCKA_LIBS)
+UNIT_UI_LDADD = libaxui.a $(UNIT_LDADD) $(NCURSES_LIBS) $(READLINE_LIBS)
 # Tests of the client's libraries: tests/unit/test_NAME.c against $(UNIT_LDADD).
 UNIT_TESTS += \
 	tests/unit/test_api_decode \
@@ -66,8 +67,13 @@ tests_unit_test_timeutil_LDADD = $(UNIT_LDADD)
 tests_unit_test_timeutil_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_toml_LDADD = $(UNIT_LDADD)
 tests_unit_test_toml_CFLAGS = $(UNIT_CFLAGS)
-tests_unit_test_tui_complete_LDADD = $(UNIT_LDADD)
+tests_unit_test_tui_complete_LDADD = $(UNIT_UI_LDADD)
 tests_unit_test_tui_complete_CFLAGS = $(UNIT_CFLAGS)
+
+# The renderer alone.
+UNIT_TESTS += tests/unit/test_progress
+tests_unit_test_progress_LDADD = libaxlib.a $(LIB_LIBS) $(CMOCKA_LIBS)
+tests_unit_test_progress_CFLAGS = $(UNIT_CFLAGS)
 
 # Tests that compile the sources they test.
 UNIT_TESTS += tests/unit/test_tui_layout tests/unit/test_tui_outbuf tests/unit/test_tui_split

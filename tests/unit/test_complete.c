@@ -11,9 +11,16 @@
 
 #include "lib/fs.h"
 #include "cli/hidden.h"
+#include "cmd/groups.h"
 #include "lib/idcache.h"
 
 #define SANDBOX "0b7b7c9e-1111-2222-3333-444455556666"
+
+static const ax_group_spec *const groups[] = {
+	&ax_group_sandbox, &ax_group_session, &ax_group_aio, &ax_group_run, &ax_group_file,
+	&ax_group_checkpoint, &ax_group_config, NULL,
+};
+static const ax_registry registry = { .groups = groups };
 
 static int setup(void **state)
 {
@@ -73,7 +80,7 @@ static char *complete(const char *home, const char *line)
 		words[n++] = tok;
 	if (line[strlen(line) - 1] == ' ')
 		words[n++] = (char *)"";
-	assert_int_equal(ax_complete_line(&g, home, n, words, f), 0);
+	assert_int_equal(ax_complete_line(&registry, &g, home, n, words, f), 0);
 	fclose(f);
 	/* Keep only the candidates (drop "\tdescription"). */
 	out = o = calloc(1, strlen(buf) + 1);

@@ -5,7 +5,17 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cmd/command.h"
+#include "cli/parse.h"
+#include "cli/registry.h"
+#include "cmd/groups.h"
+#include "lib/suggest.h"
+
+/* Every group src/cmd defines, as allox-cli offers them. */
+static const ax_group_spec *const groups[] = {
+	&ax_group_sandbox, &ax_group_session, &ax_group_aio, &ax_group_run, &ax_group_file,
+	&ax_group_checkpoint, &ax_group_config, NULL,
+};
+static const ax_registry registry = { .groups = groups };
 
 static const char *const colors[] = { "red", "blue", NULL };
 
@@ -242,60 +252,93 @@ static void test_suggest(void **state)
 	assert_null(ax_suggest("zebra", words, 4));
 }
 
-static void test_table_is_consistent(void **state)
+/* One verb's entry: what help, completion and the parser rely on. */
+static void check_verb(const ax_group_spec *g, const ax_command_spec *const *v)
 {
-	const ax_command_spec *c, *d;
+	const ax_command_spec *c = *v, *const *d;
 	const ax_option_spec *o, *p;
 
-	(void)state;
-	for (c = ax_commands(); c->name; c++) {
-		assert_non_null(ax_group_find(c->group));
-		assert_non_null(c->handler);
-		assert_non_null(c->summary);
-		assert_true(!c->formats || (c->formats & c->default_format));
-		/* The flag that widens a sandbox target to every sandbox exists. */
-		if (c->target_all) {
-			for (o = c->options; o && o->name && strcmp(o->name, c->target_all) != 0; o++)
-				;
-			assert_true(o && o->name && o->kind == AX_VAL_NONE && c->target == AX_TARGET_SANDBOX);
+	assert_string_equal(c->group, g->name);
+	assert_non_null(c->handler);
+	assert_non_null(c->summary);
+	assert_true(!c->formats || (c->formats & c->default_format));
+	/* The flag that widens a sandbox target to every sandbox exists. */
+	if (c->target_all) {
+		for (o = c->options; o && o->name && strcmp(o->name, c->target_all) != 0; o++)
+			;
+		assert_true(o && o->name && o->kind == AX_VAL_NONE && c->target == AX_TARGET_SANDBOX);
+	}
+	for (d = v + 1; *d; d++)
+		assert_string_not_equal(c->name, (*d)->name);
+	for (o = c->options; o && o->name; o++) {
+		ax_error err;
+		json_t *val;
+
+		assert_non_null(o->help);
+		assert_true(o->short_name != 'o' && o->short_name != 'h');
+		/* Defaults and bounds are what the option's kind accepts. */
+		if (o->defval) {
+			val = ax_value_parse(o, o->defval, &err);
+			if (!val)
+				fail_msg("%s %s --%s: default '%s': %s", c->group, c->name, o->name, o->defval,
+					 err.message);
+			json_decref(val);
+			assert_false(o->required);
 		}
-		for (d = c + 1; d->name; d++)
-			assert_false(strcmp(c->group, d->group) == 0 && strcmp(c->name, d->name) == 0);
-		for (o = c->options; o && o->name; o++) {
-			ax_error err;
-			json_t *v;
+		if (o->min || o->max)
+			assert_true(o->kind == AX_VAL_INT || o->kind == AX_VAL_DURATION);
+		for (int b = 0; b < 2; b++) {
+			const char *bound = b ? o->max : o->min;
+			ax_option_spec unbounded = { .name = o->name, .kind = o->kind };
 
-			assert_non_null(o->help);
-			assert_true(o->short_name != 'o' && o->short_name != 'h');
-			/* Defaults and bounds are what the option's kind accepts. */
-			if (o->defval) {
-				v = ax_value_parse(o, o->defval, &err);
-				if (!v)
-					fail_msg("%s %s --%s: default '%s': %s", c->group, c->name, o->name, o->defval,
-						 err.message);
-				json_decref(v);
-				assert_false(o->required);
-			}
-			if (o->min || o->max)
-				assert_true(o->kind == AX_VAL_INT || o->kind == AX_VAL_DURATION);
-			for (int b = 0; b < 2; b++) {
-				const char *bound = b ? o->max : o->min;
-				ax_option_spec unbounded = { .name = o->name, .kind = o->kind };
-
-				if (!bound)
-					continue;
-				v = ax_value_parse(&unbounded, bound, &err);
-				if (!v)
-					fail_msg("--%s: bound '%s': %s", o->name, bound, err.message);
-				json_decref(v);
-			}
-			assert_true(o->kind != AX_VAL_CHOICE || o->choices);
-			for (p = o + 1; p->name; p++) {
-				assert_string_not_equal(o->name, p->name);
-				assert_true(!o->short_name || o->short_name != p->short_name);
-			}
+			if (!bound)
+				continue;
+			val = ax_value_parse(&unbounded, bound, &err);
+			if (!val)
+				fail_msg("--%s: bound '%s': %s", o->name, bound, err.message);
+			json_decref(val);
+		}
+		assert_true(o->kind != AX_VAL_CHOICE || o->choices);
+		for (p = o + 1; p->name; p++) {
+			assert_string_not_equal(o->name, p->name);
+			assert_true(!o->short_name || o->short_name != p->short_name);
 		}
 	}
+}
+
+static void test_table_is_consistent(void **state)
+{
+	const ax_group_spec *const *g, *const *h;
+	const ax_command_spec *const *v;
+
+	(void)state;
+	for (g = registry.groups; *g; g++) {
+		/* A group is a command only with a verb. */
+		assert_non_null((*g)->verbs[0]);
+		for (h = g + 1; *h; h++)
+			assert_string_not_equal((*g)->name, (*h)->name);
+		assert_ptr_equal(ax_registry_group(&registry, (*g)->name), *g);
+		for (v = (*g)->verbs; *v; v++)
+			check_verb(*g, v);
+	}
+	assert_null(ax_registry_group(&registry, "nosuch"));
+}
+
+static void test_group_verb(void **state)
+{
+	char *words[] = { (char *)"jupyter", (char *)"run", (char *)"x" };
+	char *ls[] = { (char *)"ls", (char *)"/tmp" };
+	int n;
+
+	(void)state;
+	assert_string_equal(ax_group_verb(&ax_group_aio, 3, words, &n)->name, "jupyter run");
+	assert_int_equal(n, 2);
+	assert_null(ax_group_verb(&ax_group_aio, 1, words, &n));
+	assert_string_equal(ax_group_verb(&ax_group_file, 2, ls, &n)->name, "ls");
+	assert_int_equal(n, 1);
+	/* A group that is itself the verb takes no verb word. */
+	assert_ptr_equal(ax_group_verb(&ax_group_run, 2, ls, &n), ax_group_run.verbs[0]);
+	assert_int_equal(n, 0);
 }
 
 int main(void)
@@ -310,6 +353,7 @@ int main(void)
 		cmocka_unit_test(test_options_first_and_double_dash),
 		cmocka_unit_test(test_suggest),
 		cmocka_unit_test(test_table_is_consistent),
+		cmocka_unit_test(test_group_verb),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,11 +10,20 @@
 #include <cmocka.h>
 
 #include "ui/complete.h"
+#include "cli/registry.h"
+#include "cmd/groups.h"
 #include "lib/idcache.h"
 
 #define SANDBOX_1 "1b2c0000-0000-4000-8000-000000000001"
 #define SANDBOX_2 "7f000000-0000-4000-8000-000000000002"
 #define CHECKPOINT "c0ffee00-0000-4000-8000-000000000003"
+
+/* allox-cli's groups, the shell's own among them. */
+static const ax_group_spec *const groups[] = {
+	&ax_group_sandbox, &ax_group_session, &ax_group_aio, &ax_group_run, &ax_group_file,
+	&ax_group_checkpoint, &ax_group_config, &ax_group_shell, NULL,
+};
+static const ax_registry registry = { .groups = groups };
 
 static ax_shell sh;
 static ax_ctx ctx;
@@ -48,6 +57,7 @@ static int setup(void **state)
 	globals.flags.use_server_proxy = -1;
 	ctx.home = home;
 	ctx.globals = &globals;
+	ctx.registry = &registry;
 	sh.ctx = &ctx;
 	return 0;
 }

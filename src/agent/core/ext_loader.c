@@ -27,6 +27,7 @@ static const struct ag_ext_mhd agent_mhd = {
 	.create_response_from_buffer = MHD_create_response_from_buffer,
 	.add_response_header = MHD_add_response_header,
 	.queue_response = MHD_queue_response,
+	.create_response_from_callback = MHD_create_response_from_callback,
 	.destroy_response = MHD_destroy_response,
 	.lookup_connection_value = MHD_lookup_connection_value,
 	.get_connection_info = MHD_get_connection_info,

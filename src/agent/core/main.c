@@ -40,6 +40,7 @@
 #include "agent/core/console.h"
 #include "lib/ax_error.h"
 #include "agent/execd/execd_registry.h"
+#include "agent/execd/execd_session.h"
 #include "agent/core/ext_loader.h"
 #include "agent/core/log.h"
 #include "agent/core/netwait.h"
@@ -87,6 +88,7 @@ struct agent {
 	int have_reaper;
 	struct aio_sessions *aio_sessions;
 	struct execd_registry *execd;
+	struct execd_sessions *sessions;
 	struct ag_ext *ext;         /* Jupyter, browser, MCP: loaded on first use */
 	char *ext_path;
 	struct ag_supervisor sup;
@@ -404,7 +406,8 @@ static int run(struct agent *a, ax_error *err)
 	a->have_reaper = 1;
 	a->aio_sessions = aio_sessions_new();
 	a->execd = execd_registry_new();
-	if (!a->aio_sessions || !a->execd)
+	a->sessions = execd_sessions_new();
+	if (!a->aio_sessions || !a->execd || !a->sessions)
 		return ax_fail(err, AX_CODE_NOMEM, "cannot set up the command registries");
 	/* MCP: servers from the create request's extensions (the engine passes
 	 * them in ALLOX_AGENT_MCP_SERVERS). Test hooks: ALLOX_AGENT_MCP_NO_BRIDGE=1
@@ -432,6 +435,7 @@ static int run(struct agent *a, ax_error *err)
 		.reaper = &a->reaper,
 		.aio_sessions = a->aio_sessions,
 		.execd = a->execd,
+		.sessions = a->sessions,
 		.ext = a->ext,
 		.net = &a->net,
 		.started = time(NULL),
@@ -516,6 +520,7 @@ int main(int argc, char **argv)
 	/* The server has stopped: no request can reach these any more. */
 	aio_sessions_free(a.aio_sessions);
 	execd_registry_free(a.execd);
+	execd_sessions_free(a.sessions, a.have_reaper ? &a.reaper : NULL);
 	ag_ext_free(a.ext);
 	free(a.ext_path);
 	if (a.have_reaper)

@@ -8,11 +8,17 @@
 enum MHD_Result ag_reply_queue(struct ag_req *req, unsigned status, struct MHD_Response *resp)
 {
 	enum MHD_Result rc;
+	const char *rid;
 
 	if (!resp)
 		return MHD_NO;
 	/* Responses describe live sandbox state; a proxy must never reuse one. */
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	/* The client's X-Request-ID comes back, as from the engine: the official
+	 * SDK reports it with a failed execd call (SandboxApiException.requestId). */
+	rid = MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, "X-Request-ID");
+	if (rid && *rid && strlen(rid) <= 128 && !strpbrk(rid, "\r\n"))
+		MHD_add_response_header(resp, "X-Request-ID", rid);
 	rc = MHD_queue_response(req->conn, status, resp);
 	MHD_destroy_response(resp);
 	req->responded = 1;
@@ -68,6 +74,33 @@ enum MHD_Result ag_reply_failure(struct ag_req *req, unsigned status, const char
 	o = ag_vfailure(fmt, ap);
 	va_end(ap);
 	return ag_reply_json(req, status, o);
+}
+
+json_t *ag_vcode_error(const char *code, const char *fmt, va_list ap)
+{
+	char msg[1024];
+	json_t *o = json_object();
+
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	json_object_set_new(o, "code", json_string(code));
+	json_object_set_new(o, "message", ag_json_text(msg));
+	return o;
+}
+
+int ag_path_is_aio(const char *path)
+{
+	return strncmp(path, "/v1/", 4) == 0 || strcmp(path, "/mcp") == 0 || strncmp(path, "/mcp/", 5) == 0;
+}
+
+json_t *ag_refusal(const char *path, const char *code, const char *fmt, ...)
+{
+	json_t *o;
+	va_list ap;
+
+	va_start(ap, fmt);
+	o = ag_path_is_aio(path) ? ag_vfailure(fmt, ap) : ag_vcode_error(code, fmt, ap);
+	va_end(ap);
+	return o;
 }
 
 json_t *ag_envelope(const char *message, json_t *data)

@@ -16,6 +16,7 @@
 struct ag_reaper;
 struct aio_sessions;
 struct execd_registry;
+struct execd_sessions;
 struct ag_jupyter;
 struct ag_browser;
 struct ag_mcp;
@@ -34,6 +35,7 @@ struct ag_ctx {
 	struct ag_reaper *reaper;   /* register children you spawn and wait for; see reaper.h */
 	struct aio_sessions *aio_sessions;      /* AIO shell sessions; see aio_session.h */
 	struct execd_registry *execd;           /* execd commands by id; see execd_registry.h */
+	struct execd_sessions *sessions;        /* execd bash sessions; see execd_session.h */
 	struct ag_jupyter *jupyter;             /* Jupyter kernels by session; see jupyter.h */
 	struct ag_browser *browser;             /* the sandbox's Chromium; see browser.h */
 	struct ag_mcp *mcp;                     /* MCP servers and /mcp sessions; see mcp.h */
@@ -102,6 +104,15 @@ enum MHD_Result ag_reply_failure(struct ag_req *req, unsigned status, const char
 	__attribute__((format(printf, 3, 4)));
 /* The body of ag_reply_failure, for replies that need more headers. */
 json_t *ag_vfailure(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+/* execd-style failure (the spec's ErrorResponse): {"code":CODE,"message":"..."} */
+json_t *ag_vcode_error(const char *code, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+/* Is PATH one of the AIO runtime API's (under /v1/, or MCP's /mcp)? Everything
+ * else the agent serves is execd's, whose errors have another shape. */
+int ag_path_is_aio(const char *path);
+/* A refusal the server makes before any handler runs (no such route, wrong
+ * method, body too large), in the shape of the API PATH belongs to: the AIO
+ * envelope, or execd's ErrorResponse with CODE. */
+json_t *ag_refusal(const char *path, const char *code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* A complete JSON response (Content-Type set) for BODY, which it steals; NULL on ENOMEM. */
 struct MHD_Response *ag_json_response(json_t *body);
 /* Queue RESP with the headers every reply carries, then release it. */

@@ -6,7 +6,9 @@
 #define ALLOX_AGENT_ROUTES_EXT_H
 
 #include "agent/core/ext_loader.h"
+#include "agent/execd/execd_code.h"
 #include "agent/ext/browser/routes_browser.h"
+#include "agent/ext/jupyter/routes_code.h"
 #include "agent/ext/jupyter/routes_jupyter.h"
 #include "agent/ext/mcp/routes_mcp.h"
 
@@ -14,6 +16,7 @@
 
 #define AG_EXT_ROUTES \
 	AG_JUPYTER_ROUTES_VIA(AG_EXT_HANDLER) \
+	AG_CODE_ROUTES_VIA(AG_EXT_HANDLER, ag_execd_code_run) \
 	AG_BROWSER_ROUTES_VIA(AG_EXT_HANDLER) \
 	AG_MCP_ROUTES_VIA(AG_EXT_HANDLER)
 

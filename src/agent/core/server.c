@@ -79,27 +79,20 @@ static enum MHD_Result reply_unauthorized(struct ag_req *req)
 	return ag_reply_queue(req, MHD_HTTP_UNAUTHORIZED, resp);
 }
 
-static json_t *failure(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static json_t *failure(const char *fmt, ...)
-{
-	json_t *o;
-	va_list ap;
-
-	va_start(ap, fmt);
-	o = ag_vfailure(fmt, ap);
-	va_end(ap);
-	return o;
-}
-
 static enum MHD_Result reply_not_allowed(struct ag_req *req, const char *allow)
 {
 	struct MHD_Response *resp =
-		ag_json_response(failure("Method not allowed: %s %s", req->method, req->path));
+		ag_json_response(ag_refusal(req->path, "METHOD_NOT_ALLOWED", "Method not allowed: %s %s", req->method, req->path));
 
 	if (resp)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
 	return ag_reply_queue(req, MHD_HTTP_METHOD_NOT_ALLOWED, resp);
+}
+
+static enum MHD_Result reply_too_large(struct ag_req *req)
+{
+	return ag_reply_json(req, MHD_HTTP_CONTENT_TOO_LARGE,
+			     ag_refusal(req->path, "INVALID_REQUEST_BODY", "Request body too large: %s", req->path));
 }
 
 static size_t body_max(const struct ag_route *r)
@@ -137,10 +130,10 @@ static enum MHD_Result begin(struct ag_server *srv, struct ag_req *req)
 	if (!req->route) {
 		if (allow[0])
 			return reply_not_allowed(req, allow);
-		return ag_reply_failure(req, MHD_HTTP_NOT_FOUND, "Not found: %s", req->path);
+		return ag_reply_json(req, MHD_HTTP_NOT_FOUND, ag_refusal(req->path, "NOT_FOUND", "Not found: %s", req->path));
 	}
 	if (req->route->body == AG_BODY_BUFFER && declared_too_large(req))
-		return ag_reply_failure(req, MHD_HTTP_CONTENT_TOO_LARGE, "Request body too large: %s", req->path);
+		return reply_too_large(req);
 	/* Answer on the last call, once MHD has read the whole request: a reply
 	 * queued now makes MHD drop the rest and close the connection, which is
 	 * right for the refusals above but would defeat keep-alive here. */
@@ -202,7 +195,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	if (req->responded)
 		return MHD_YES;
 	if (req->body_too_large)
-		return ag_reply_failure(req, MHD_HTTP_CONTENT_TOO_LARGE, "Request body too large: %s", req->path);
+		return reply_too_large(req);
 	if (req->route->body == AG_BODY_BUFFER && !req->body) {
 		/* Handlers may rely on a body string, even an empty one. */
 		req->body = calloc(1, 1);

@@ -23,18 +23,6 @@ static enum MHD_Result reply_nul(struct ag_req *req)
 	return ag_execd_error(req, MHD_HTTP_BAD_REQUEST, AG_E_INVALID_REQUEST, "a path must not contain NUL");
 }
 
-/* A JSON body, parsed; NULL after replying 400. */
-static json_t *body_json(struct ag_req *req, enum MHD_Result *rc)
-{
-	json_error_t jerr;
-	json_t *o = json_loadb(req->body, req->body_len, 0, &jerr);
-
-	if (!o)
-		*rc = ag_execd_error(req, MHD_HTTP_BAD_REQUEST, AG_E_INVALID_REQUEST,
-				     "error parsing request, MAYBE invalid body format. %s", jerr.text);
-	return o;
-}
-
 enum MHD_Result ag_execd_files_info(struct ag_req *req)
 {
 	size_t n, i;
@@ -182,7 +170,7 @@ enum MHD_Result ag_execd_files_search(struct ag_req *req)
 enum MHD_Result ag_execd_files_chmod(struct ag_req *req)
 {
 	enum MHD_Result rc = MHD_NO;
-	json_t *o = body_json(req, &rc), *value;
+	json_t *o = ag_execd_body_json(req, &rc), *value;
 	const char *path;
 	char msg[512];
 
@@ -244,7 +232,7 @@ static int move_one(const char *src, const char *dest, int *missing)
 enum MHD_Result ag_execd_files_mv(struct ag_req *req)
 {
 	enum MHD_Result rc = MHD_NO;
-	json_t *o = body_json(req, &rc), *item;
+	json_t *o = ag_execd_body_json(req, &rc), *item;
 	size_t i;
 
 	if (!o)

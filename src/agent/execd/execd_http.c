@@ -7,20 +7,6 @@
 #include <string.h>
 #include <time.h>
 
-enum MHD_Result ag_execd_error(struct ag_req *req, unsigned status, const char *code, const char *fmt, ...)
-{
-	char msg[1024];
-	json_t *o = json_object();
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	json_object_set_new(o, "code", json_string(code));
-	json_object_set_new(o, "message", ag_json_text(msg));
-	return ag_reply_json(req, status, o);
-}
-
 enum MHD_Result ag_execd_fs_error(struct ag_req *req, const char *what, const char *path, int errnum)
 {
 	if (errnum == ENOENT || errnum == ENOTDIR)

@@ -16,11 +16,15 @@
 #define AG_E_INVALID_CONTENT "INVALID_FILE_CONTENT"
 #define AG_E_INVALID_METADATA "INVALID_FILE_METADATA"
 #define AG_E_NOT_FOUND "FILE_NOT_FOUND"
+#define AG_E_CONTEXT_NOT_FOUND "CONTEXT_NOT_FOUND"
 #define AG_E_UNKNOWN "UNKNOWN"
 
 /* {"code":CODE,"message":...} with STATUS. */
 enum MHD_Result ag_execd_error(struct ag_req *req, unsigned status, const char *code, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+
+/* The request's JSON body, parsed; NULL after replying 400. */
+json_t *ag_execd_body_json(struct ag_req *req, enum MHD_Result *rc);
 
 /* The reply for a failed file-system call on PATH: 404 FILE_NOT_FOUND for
  * ENOENT/ENOTDIR, 500 RUNTIME_ERROR otherwise. */

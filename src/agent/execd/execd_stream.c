@@ -215,7 +215,7 @@ static void abandon(const struct ag_ctx *ctx, struct ag_proc *proc, struct ag_cm
 	ag_cmd_put(cmd);
 }
 
-static struct MHD_Response *with_stream_headers(struct MHD_Response *resp)
+struct MHD_Response *ag_with_stream_headers(struct MHD_Response *resp)
 {
 	if (!resp)
 		return NULL;
@@ -232,12 +232,12 @@ static struct MHD_Response *fixed_response(struct ag_buf *b)
 
 	if (resp)
 		memset(b, 0, sizeof *b);	/* MHD owns the bytes now */
-	return with_stream_headers(resp);
+	return ag_with_stream_headers(resp);
 }
 
 /* The client's socket, to notice at once when it hangs up: otherwise only
  * a failed write (a ping, up to two pings late) would tell. */
-static int connection_fd(const struct ag_req *req)
+int ag_connection_fd(const struct ag_req *req)
 {
 	const union MHD_ConnectionInfo *ci =
 		MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
@@ -259,12 +259,12 @@ enum MHD_Result ag_stream_reply(struct ag_req *req, struct ag_proc *proc, struct
 	s->proc = *proc;
 	s->cmd = cmd;
 	ag_watch_init(&s->watch, req->ctx, &s->proc);
-	s->watch.hup_fd = connection_fd(req);
+	s->watch.hup_fd = ag_connection_fd(req);
 	s->started = s->last_event = ax_mono_ms();
 	s->deadline = timeout_ms > 0 ? s->started + timeout_ms : 0;
 	s->drain_left = DRAIN_CHUNKS;
 	if (ag_event_text(&s->out, "init", id, strlen(id)) == 0)
-		resp = with_stream_headers(MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, BLOCK_SIZE,
+		resp = ag_with_stream_headers(MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, BLOCK_SIZE,
 									     read_events, s, stream_free));
 	if (!resp) {
 		stream_free(s);

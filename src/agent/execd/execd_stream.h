@@ -26,4 +26,11 @@ enum MHD_Result ag_stream_reply_failed(struct ag_req *req, const char *id, const
 /* The stream of a background command: init, then execution_complete at once. */
 enum MHD_Result ag_stream_reply_started(struct ag_req *req, const char *id);
 
+/* RESP (NULL: NULL) with the headers of an event stream: its type, and no
+ * buffering by proxies such as nginx. */
+struct MHD_Response *ag_with_stream_headers(struct MHD_Response *resp);
+
+/* The client's socket, to notice a hang-up at once; -1 when unknown. */
+int ag_connection_fd(const struct ag_req *req);
+
 #endif

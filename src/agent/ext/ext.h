@@ -16,12 +16,13 @@
 #include <microhttpd.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "agent/core/route.h"
 
 /* Bump when struct ag_ext_api, struct ag_ext_config, struct ag_ctx or
  * struct ag_req change meaning. */
-#define AG_EXT_ABI 3u
+#define AG_EXT_ABI 4u
 #define AG_EXT_SYMBOL "ag_ext_api_v1"
 /* The module's file name; it sits in the agent's directory. */
 #define AG_EXT_FILE "allox-agent-ext.so"
@@ -38,6 +39,9 @@ struct ag_ext_mhd {
 					       const char *content);
 	enum MHD_Result (*queue_response)(struct MHD_Connection *connection, unsigned int status_code,
 					  struct MHD_Response *response);
+	struct MHD_Response *(*create_response_from_callback)(uint64_t size, size_t block_size,
+							       MHD_ContentReaderCallback crc, void *crc_cls,
+							       MHD_ContentReaderFreeCallback crfc);
 	void (*destroy_response)(struct MHD_Response *response);
 	const char *(*lookup_connection_value)(struct MHD_Connection *connection, enum MHD_ValueKind kind,
 					       const char *key);

@@ -32,6 +32,12 @@ enum MHD_Result MHD_queue_response(struct MHD_Connection *connection, unsigned i
 	return agent_mhd->queue_response(connection, status_code, response);
 }
 
+struct MHD_Response *MHD_create_response_from_callback(uint64_t size, size_t block_size, MHD_ContentReaderCallback crc,
+						       void *crc_cls, MHD_ContentReaderFreeCallback crfc)
+{
+	return agent_mhd->create_response_from_callback(size, block_size, crc, crc_cls, crfc);
+}
+
 void MHD_destroy_response(struct MHD_Response *response)
 {
 	agent_mhd->destroy_response(response);

@@ -11,11 +11,13 @@
 #include "agent/ext/jupyter/jupyter.h"
 #include "agent/ext/mcp/mcp.h"
 #include "agent/ext/browser/routes_browser.h"
+#include "agent/ext/jupyter/routes_code.h"
 #include "agent/ext/jupyter/routes_jupyter.h"
 #include "agent/ext/mcp/routes_mcp.h"
 
 static const struct ag_route ext_routes[] = {
 	AG_JUPYTER_ROUTES
+	AG_CODE_ROUTES
 	AG_BROWSER_ROUTES
 	AG_MCP_ROUTES
 	{ NULL, NULL, AG_EXACT, NULL, AG_BODY_NONE, 0, NULL },

@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,12 +47,15 @@
 struct jsession {
 	char id[SESSION_ID_MAX + 1];
 	char kernel_name[JK_NAME_MAX + 1];
+	char language[JK_LANG_MAX + 1];
+	bool keep;                      /* an execd context: never idle-expired */
 	struct jsession *next;
 	int refs;                       /* registry lock */
 	pthread_mutex_t lock;           /* the rest */
 	pthread_cond_t turn;
 	unsigned long next_ticket, serving;
 	struct jk_kernel *kernel;
+	int interrupt_fd;               /* the running call's (jx_watch), -1: none */
 	bool deleted;
 	time_t created;
 	double last_used;
@@ -102,7 +106,7 @@ void ag_jupyter_set_reaper(struct ag_jupyter *j, struct ag_reaper *reaper)
 	j->reaper = reaper;
 }
 
-static struct jsession *session_new(const char *id, const char *kernel_name)
+static struct jsession *session_new(const char *id, const struct jk_spec *spec)
 {
 	struct jsession *s = calloc(1, sizeof *s);
 
@@ -118,7 +122,9 @@ static struct jsession *session_new(const char *id, const char *kernel_name)
 		return NULL;
 	}
 	snprintf(s->id, sizeof s->id, "%s", id);
-	snprintf(s->kernel_name, sizeof s->kernel_name, "%s", kernel_name);
+	snprintf(s->kernel_name, sizeof s->kernel_name, "%s", spec->name);
+	snprintf(s->language, sizeof s->language, "%s", spec->language);
+	s->interrupt_fd = -1;
 	s->created = time(NULL);
 	s->last_used = wall_now();
 	s->refs = 1;	/* the registry's */
@@ -240,7 +246,8 @@ static void expire_locked(struct ag_jupyter *j, struct jsession **expired)
 	for (s = j->sessions; s; s = next) {
 		next = s->next;
 		pthread_mutex_lock(&s->lock);
-		idle = s->next_ticket == s->serving && s->last_used < limit && strcmp(s->id, DEFAULT_SESSION) != 0;
+		idle = s->next_ticket == s->serving && s->last_used < limit && strcmp(s->id, DEFAULT_SESSION) != 0 &&
+		       !s->keep;
 		pthread_mutex_unlock(&s->lock);
 		if (!idle)
 			continue;
@@ -271,10 +278,11 @@ static struct jsession *find_locked(struct ag_jupyter *j, const char *id)
 	return NULL;
 }
 
-/* Session ID with a reference for the caller; created (for KERNEL_NAME) when
- * CREATE and missing. *CREATED tells which. NULL with ERR (404, 503). */
-static struct jsession *session_get(struct ag_jupyter *j, const char *id, const char *kernel_name, bool create,
-				    bool *created, struct ag_jupyter_error *err)
+/* Session ID with a reference for the caller; created (for kernel SPEC)
+ * when SPEC is given and it is missing. *CREATED tells which. NULL with ERR
+ * (404, 503). */
+static struct jsession *session_get(struct ag_jupyter *j, const char *id, const struct jk_spec *spec, bool *created,
+				    struct ag_jupyter_error *err)
 {
 	struct jsession *s, *expired = NULL;
 
@@ -282,13 +290,13 @@ static struct jsession *session_get(struct ag_jupyter *j, const char *id, const 
 	pthread_mutex_lock(&j->lock);
 	expire_locked(j, &expired);
 	s = find_locked(j, id);
-	if (!s && !create) {
+	if (!s && !spec) {
 		ag_jupyter_fail(err, 404, "Session not found: %s", id);
 	} else if (!s && j->n >= MAX_SESSIONS) {
 		ag_jupyter_fail(err, 503, "No kernel available: %d Jupyter sessions are running; delete one first",
 				MAX_SESSIONS);
 	} else if (!s) {
-		s = session_new(id, kernel_name);
+		s = session_new(id, spec);
 		if (s) {
 			s->next = j->sessions;
 			j->sessions = s;
@@ -431,12 +439,12 @@ static struct jsession *request_session(struct ag_jupyter *j, const char *sessio
 		ag_jupyter_fail(err, 400, "invalid kernel name: %.100s", kernel_name);
 		return NULL;
 	}
-	s = session_get(j, session_id, NULL, false, created, err);
+	s = session_get(j, session_id, NULL, created, err);
 	if (!s) {
 		/* A new session: its kernel must exist before the session does. */
 		if (jk_spec_find(kernel_name ? kernel_name : DEFAULT_KERNEL, &spec, err) < 0)
 			return NULL;
-		s = session_get(j, session_id, spec.name, true, created, err);
+		s = session_get(j, session_id, &spec, created, err);
 		jk_spec_free(&spec);
 		if (!s)
 			return NULL;
@@ -472,7 +480,7 @@ static void finish_call(struct ag_jupyter *j, struct jsession *s, bool created, 
 }
 
 static int run_in_turn(struct ag_jupyter *j, struct jsession *s, const char *code, const char *cwd, double timeout_s,
-		       int client_fd, json_t **result, struct ag_jupyter_error *err)
+		       const struct jx_watch *w, json_t **result, struct ag_jupyter_error *err)
 {
 	struct jx_run run;
 	double ms = (timeout_s > 0 ? timeout_s : DEFAULT_TIMEOUT_S) * 1000;
@@ -483,7 +491,7 @@ static int run_in_turn(struct ag_jupyter *j, struct jsession *s, const char *cod
 		return 0;
 	if (!s->kernel && start_kernel(j, s, cwd, err) < 0)
 		return -1;
-	if (jx_execute(s->kernel, code, ms > 24 * 3600e3 ? 24 * 3600 * 1000 : (int)ms, client_fd, &run, err) < 0)
+	if (jx_execute(s->kernel, code, ms > 24 * 3600e3 ? 24 * 3600 * 1000 : (int)ms, w, &run, err) < 0)
 		return -1;
 	if (run.kernel_lost)
 		jk_kernel_free(detach_kernel(s));
@@ -502,6 +510,7 @@ int ag_jupyter_execute_for(struct ag_jupyter *j, const char *code, const char *k
 			   const char *cwd, double timeout_s, int client_fd, json_t **result,
 			   struct ag_jupyter_error *err)
 {
+	struct jx_watch w = { .client_fd = client_fd, .interrupt_fd = -1 };
 	struct jsession *s;
 	bool created;
 	int rc;
@@ -513,7 +522,7 @@ int ag_jupyter_execute_for(struct ag_jupyter *j, const char *code, const char *k
 	if (!s)
 		return -1;
 	take_turn(s);
-	rc = run_in_turn(j, s, code, cwd, timeout_s, client_fd, result, err);
+	rc = run_in_turn(j, s, code, cwd, timeout_s, &w, result, err);
 	end_turn(s);
 	finish_call(j, s, created, rc < 0);
 	return rc;
@@ -571,22 +580,7 @@ int ag_jupyter_delete(struct ag_jupyter *j, const char *session_id, struct ag_ju
 
 int ag_jupyter_delete_all(struct ag_jupyter *j)
 {
-	struct jsession *list = NULL, *s, *next;
-	int n = 0;
-
-	pthread_mutex_lock(&j->lock);
-	while ((s = j->sessions)) {
-		unlink_locked(j, s);
-		s->next = list;
-		list = s;
-		n++;
-	}
-	pthread_mutex_unlock(&j->lock);
-	for (s = list; s; s = next) {
-		next = s->next;
-		retire(j, s);
-	}
-	return n;
+	return ag_jupyter_delete_language(j, NULL);
 }
 
 json_t *ag_jupyter_sessions(struct ag_jupyter *j)
@@ -607,6 +601,173 @@ json_t *ag_jupyter_sessions(struct ag_jupyter *j)
 	pthread_mutex_unlock(&j->lock);
 	retire_all(j, expired);
 	return json_pack("{s:o}", "sessions", map);
+}
+
+static void keep(struct jsession *s)
+{
+	pthread_mutex_lock(&s->lock);
+	s->keep = true;
+	pthread_mutex_unlock(&s->lock);
+}
+
+static json_t *context_json(const struct jsession *s)
+{
+	return json_pack("{s:s, s:s}", "id", s->id, "language", s->language[0] ? s->language : s->kernel_name);
+}
+
+int ag_jupyter_context_create(struct ag_jupyter *j, const char *language, const char *cwd, json_t **result,
+			      struct ag_jupyter_error *err)
+{
+	char id[JC_ID_SIZE];
+	struct jk_spec spec;
+	struct jsession *s;
+	bool created;
+	int rc;
+
+	*result = NULL;
+	if (jk_spec_for_language(language, &spec, err) < 0)
+		return -1;
+	aio_session_new_id(id);
+	s = session_get(j, id, &spec, &created, err);
+	jk_spec_free(&spec);
+	if (!s)
+		return -1;
+	keep(s);
+	take_turn(s);
+	rc = is_deleted(s) ? ag_jupyter_fail(err, 404, "Context %s was deleted", s->id) : start_kernel(j, s, cwd, err);
+	end_turn(s);
+	if (rc == 0 && !(*result = context_json(s)))
+		rc = ag_jupyter_fail(err, 500, "out of memory");
+	finish_call(j, s, created, rc < 0);
+	return rc;
+}
+
+static bool speaks(const struct jsession *s, const char *language)
+{
+	return !language || strcasecmp(s->language, language) == 0;
+}
+
+json_t *ag_jupyter_contexts(struct ag_jupyter *j, const char *language)
+{
+	json_t *list = json_array();
+	struct jsession *s;
+
+	pthread_mutex_lock(&j->lock);
+	for (s = j->sessions; s; s = s->next)
+		if (speaks(s, language))
+			json_array_append_new(list, context_json(s));
+	pthread_mutex_unlock(&j->lock);
+	return list;
+}
+
+int ag_jupyter_context_get(struct ag_jupyter *j, const char *id, json_t **result, struct ag_jupyter_error *err)
+{
+	struct jsession *s;
+
+	pthread_mutex_lock(&j->lock);
+	s = find_locked(j, id);
+	*result = s ? context_json(s) : NULL;
+	pthread_mutex_unlock(&j->lock);
+	if (!s)
+		return ag_jupyter_fail(err, 404, "context %s not found", id);
+	return *result ? 0 : ag_jupyter_fail(err, 500, "out of memory");
+}
+
+int ag_jupyter_delete_language(struct ag_jupyter *j, const char *language)
+{
+	struct jsession *list = NULL, *s, *next, **p;
+	int n = 0;
+
+	pthread_mutex_lock(&j->lock);
+	for (p = &j->sessions; (s = *p);) {
+		if (!speaks(s, language)) {
+			p = &s->next;
+			continue;
+		}
+		unlink_locked(j, s);
+		s->next = list;
+		list = s;
+		n++;
+	}
+	pthread_mutex_unlock(&j->lock);
+	for (s = list; s; s = next) {
+		next = s->next;
+		retire(j, s);
+	}
+	return n;
+}
+
+int ag_jupyter_interrupt(struct ag_jupyter *j, const char *id, struct ag_jupyter_error *err)
+{
+	const uint64_t one = 1;
+	struct jsession *s;
+	int fd = -1;
+
+	pthread_mutex_lock(&j->lock);
+	s = find_locked(j, id);
+	if (s) {
+		pthread_mutex_lock(&s->lock);
+		fd = s->interrupt_fd;
+		/* Under the lock: the running call closes it only after clearing it. */
+		if (fd >= 0 && write(fd, &one, sizeof one) < 0)
+			ag_log("jupyter session %s: interrupt: %s", s->id, strerror(errno));
+		pthread_mutex_unlock(&s->lock);
+	}
+	pthread_mutex_unlock(&j->lock);
+	if (!s)
+		return ag_jupyter_fail(err, 404, "context %s not found", id);
+	return 0;
+}
+
+struct jsession *ag_jupyter_context_open(struct ag_jupyter *j, const char *id, const char *language, bool *created,
+					 struct ag_jupyter_error *err)
+{
+	char default_id[SESSION_ID_MAX + 1];
+	struct jk_spec spec;
+	struct jsession *s;
+
+	*created = false;
+	if (id)
+		return session_get(j, id, NULL, created, err);
+	if (jk_spec_for_language(language, &spec, err) < 0)
+		return NULL;
+	snprintf(default_id, sizeof default_id, "default-%s", spec.language);
+	s = session_get(j, default_id, &spec, created, err);
+	jk_spec_free(&spec);
+	if (s)
+		keep(s);
+	return s;
+}
+
+const char *ag_jupyter_context_id(const struct jsession *s)
+{
+	return s->id;
+}
+
+static void set_interrupt_fd(struct jsession *s, int fd)
+{
+	pthread_mutex_lock(&s->lock);
+	s->interrupt_fd = fd;
+	pthread_mutex_unlock(&s->lock);
+}
+
+int ag_jupyter_context_run(struct ag_jupyter *j, struct jsession *s, const char *code, const struct jx_watch *w,
+			   json_t **result, struct ag_jupyter_error *err)
+{
+	int rc;
+
+	*result = NULL;
+	take_turn(s);
+	set_interrupt_fd(s, w->interrupt_fd);
+	rc = run_in_turn(j, s, code, NULL, 24 * 3600, w, result, err);
+	set_interrupt_fd(s, -1);
+	end_turn(s);
+	return rc;
+}
+
+void ag_jupyter_context_close(struct ag_jupyter *j, struct jsession *s, bool created, bool failed)
+{
+	finish_call(j, s, created, failed);
 }
 
 json_t *ag_jupyter_info(struct ag_jupyter *j)

@@ -4,6 +4,7 @@
 #define ALLOX_AGENT_JUPYTER_H
 
 #include <jansson.h>
+#include <stdbool.h>
 
 struct ag_jupyter;
 
@@ -60,6 +61,39 @@ int ag_jupyter_create(struct ag_jupyter *j, const char *session_id, const char *
 int ag_jupyter_delete(struct ag_jupyter *j, const char *session_id, struct ag_jupyter_error *err);
 /* The same for every session; returns how many there were. */
 int ag_jupyter_delete_all(struct ag_jupyter *j);
+
+/* The execd API's code contexts (code_routes.c): sessions seen by the
+ * language of their kernel, kept until deleted (never idle-expired). */
+struct jsession;
+struct jx_watch;
+
+/* A new context (a UUID) for LANGUAGE, its kernel started now in CWD (NULL:
+ * $HOME). *RESULT is {id, language}. 404 when no kernel speaks LANGUAGE. */
+int ag_jupyter_context_create(struct ag_jupyter *j, const char *language, const char *cwd, json_t **result,
+			      struct ag_jupyter_error *err);
+/* [{id, language}] of every session, or of those whose kernel speaks LANGUAGE. */
+json_t *ag_jupyter_contexts(struct ag_jupyter *j, const char *language);
+/* {id, language} of session ID (404 if unknown). */
+int ag_jupyter_context_get(struct ag_jupyter *j, const char *id, json_t **result, struct ag_jupyter_error *err);
+/* Delete every session whose kernel speaks LANGUAGE (NULL: every session);
+ * how many there were. */
+int ag_jupyter_delete_language(struct ag_jupyter *j, const char *language);
+/* Interrupt the code running in session ID, if any (404 if unknown). */
+int ag_jupyter_interrupt(struct ag_jupyter *j, const char *id, struct ag_jupyter_error *err);
+
+/* Session ID, or when ID is NULL the default context of LANGUAGE (made on
+ * first use; its kernel starts with its first run), with a reference for
+ * the caller, who passes it to ag_jupyter_context_run and then to
+ * ag_jupyter_context_close. NULL with ERR (404 unknown id or language). */
+struct jsession *ag_jupyter_context_open(struct ag_jupyter *j, const char *id, const char *language, bool *created,
+					 struct ag_jupyter_error *err);
+const char *ag_jupyter_context_id(const struct jsession *s);
+/* Run CODE in S when its turn comes, watching W, starting its kernel if
+ * need be. *RESULT as for ag_jupyter_execute. */
+int ag_jupyter_context_run(struct ag_jupyter *j, struct jsession *s, const char *code, const struct jx_watch *w,
+			   json_t **result, struct ag_jupyter_error *err);
+/* Drop the reference of ag_jupyter_context_open; FAILED: its run failed. */
+void ag_jupyter_context_close(struct ag_jupyter *j, struct jsession *s, bool created, bool failed);
 
 /* {sessions: {ID: {kernel_name, last_used (epoch seconds), age_seconds}}}. */
 json_t *ag_jupyter_sessions(struct ag_jupyter *j);

@@ -2,10 +2,12 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 #include <zmq.h>
 
 #include "agent/ext/jupyter/jupyter_outputs.h"
@@ -31,7 +33,9 @@ enum phase {
 struct exec_state {
 	struct jk_kernel *k;
 	const char *msg_id;
+	const struct jx_watch *w;
 	bool replied, idle, timed_out, abandoned;
+	bool interrupted;       /* asked to by the watch's interrupt_fd */
 	bool interrupt_acked;   /* the kernel answered our interrupt_request */
 	char interrupt_id[JC_ID_SIZE];
 	char reply_status[16];
@@ -77,6 +81,8 @@ static void on_iopub(struct exec_state *st, const struct jw_msg *m)
 			st->idle = true;
 	} else if (!st->timed_out) {
 		jo_take(&st->outs, m);
+		if (st->w->on_message)
+			st->w->on_message(st->w->cls, m);
 	}
 }
 
@@ -119,7 +125,7 @@ static bool escalate(struct exec_state *st, enum phase *phase, long long *deadli
 	struct jk_kernel *k = st->k;
 
 	if (*phase == RUNNING) {
-		st->timed_out = true;
+		st->timed_out = !st->interrupted;
 		*phase = ASKED;
 		*deadline = ax_mono_ms() + ASK_GRACE_MS;
 		if (jc_send(k->control, k->key, k->session, "interrupt_request", NULL, st->interrupt_id) == 0)
@@ -174,16 +180,29 @@ static bool client_gone(int fd, bool *watch)
 	return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
 }
 
+/* The watch's interrupt_fd fired: consume it; true the first time. */
+static bool interrupt_asked(struct exec_state *st)
+{
+	uint64_t n;
+
+	if (read(st->w->interrupt_fd, &n, sizeof n) < 0 || st->interrupted)
+		return false;
+	st->interrupted = true;
+	return true;
+}
+
 /* Wait for the end of ST's request. True when it ended, false when the
  * kernel died or was killed. */
-static bool await_end(struct exec_state *st, int timeout_ms, int client_fd)
+static bool await_end(struct exec_state *st, int timeout_ms)
 {
 	struct jk_kernel *k = st->k;
-	zmq_pollitem_t items[5] = {
+	int client_fd = st->w->client_fd;
+	zmq_pollitem_t items[6] = {
 		{ k->shell, 0, ZMQ_POLLIN, 0 },
 		{ k->iopub, 0, ZMQ_POLLIN, 0 },
 		{ k->control, 0, ZMQ_POLLIN, 0 },
 		{ NULL, k->proc.pidfd, ZMQ_POLLIN, 0 },
+		{ NULL, st->w->interrupt_fd, st->w->interrupt_fd >= 0 ? ZMQ_POLLIN : 0, 0 },
 		{ NULL, client_fd, ZMQ_POLLIN, 0 },
 	};
 	long long deadline = ax_mono_ms() + timeout_ms, replied_at = 0, until, left;
@@ -207,7 +226,7 @@ static bool await_end(struct exec_state *st, int timeout_ms, int client_fd)
 				return false;
 			continue;
 		}
-		if (zmq_poll(items, watch ? 5 : 4, (long)left) < 0 && errno != EINTR)
+		if (zmq_poll(items, watch ? 6 : 5, (long)left) < 0 && errno != EINTR)
 			return false;
 		if (items[3].revents & ZMQ_POLLIN) {
 			/* What it said before it died still counts. */
@@ -215,7 +234,12 @@ static bool await_end(struct exec_state *st, int timeout_ms, int client_fd)
 			drain(st, k->iopub);
 			return false;
 		}
-		if (watch && (items[4].revents & (ZMQ_POLLIN | ZMQ_POLLERR)) && client_gone(client_fd, &watch)) {
+		if ((items[4].revents & ZMQ_POLLIN) && interrupt_asked(st) && phase == RUNNING && !st->replied) {
+			ag_log("kernel %s: interrupted on request", k->name);
+			deadline = ax_mono_ms();
+			continue;
+		}
+		if (watch && (items[5].revents & (ZMQ_POLLIN | ZMQ_POLLERR)) && client_gone(client_fd, &watch)) {
 			ag_log("kernel %s: the client went away: interrupting", k->name);
 			st->abandoned = true;
 			watch = false;
@@ -227,10 +251,11 @@ static bool await_end(struct exec_state *st, int timeout_ms, int client_fd)
 	}
 }
 
-int jx_execute(struct jk_kernel *k, const char *code, int timeout_ms, int client_fd, struct jx_run *run,
+int jx_execute(struct jk_kernel *k, const char *code, int timeout_ms, const struct jx_watch *w, struct jx_run *run,
 	       struct ag_jupyter_error *err)
 {
-	struct exec_state st = { .k = k };
+	static const struct jx_watch none = { .client_fd = -1, .interrupt_fd = -1 };
+	struct exec_state st = { .k = k, .w = w ? w : &none };
 	char why[128], note[512];
 	bool ended;
 	long long deadline = ax_mono_ms() + timeout_ms, left;
@@ -251,7 +276,7 @@ int jx_execute(struct jk_kernel *k, const char *code, int timeout_ms, int client
 					       strerror(errno));
 		}
 		left = deadline - ax_mono_ms();
-		ended = await_end(&st, left > 0 ? (int)left : 0, client_fd);
+		ended = await_end(&st, left > 0 ? (int)left : 0);
 	} while (ended && aborted_unrun(&st) && sends <= ABORTED_RESENDS);
 	if (!ended) {
 		run->kernel_lost = true;
@@ -260,6 +285,10 @@ int jx_execute(struct jk_kernel *k, const char *code, int timeout_ms, int client
 				 "The kernel did not stop when interrupted after the %d s timeout and was shut down; "
 				 "its state is lost. The next call starts a fresh kernel.",
 				 timeout_ms / 1000);
+		else if (st.interrupted)
+			snprintf(note, sizeof note,
+				 "The kernel did not stop when interrupted and was shut down; its state is lost. "
+				 "The next call starts a fresh kernel.");
 		else if (jk_kernel_dead(k, why, sizeof why))
 			snprintf(note, sizeof note,
 				 "The kernel died (%s) while running this code; its state is lost. The next call "

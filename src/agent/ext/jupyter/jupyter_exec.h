@@ -34,12 +34,26 @@ struct jx_run {
 	bool kernel_lost;               /* the kernel died or was killed: free it */
 };
 
-/* Run CODE on K for at most TIMEOUT_MS. 0 with RUN filled (also for an
- * error or a timeout, and when the kernel died), -1 with ERR when the
- * request could not even be sent. CLIENT_FD (-1: none) is the socket of the
- * HTTP client waiting for the answer: when the client goes away (Ctrl-C),
- * the kernel is interrupted as on a timeout, so its work stops too. */
-int jx_execute(struct jk_kernel *k, const char *code, int timeout_ms, int client_fd, struct jx_run *run,
+/* What else an execution watches besides its kernel. */
+struct jx_watch {
+	/* The socket of the HTTP client waiting for the answer (-1: none):
+	 * when the client goes away (Ctrl-C), the kernel is interrupted as on
+	 * a timeout, so its work stops too. */
+	int client_fd;
+	/* An eventfd (-1: none): when it becomes readable, the code is
+	 * interrupted as on a timeout, but what it prints until it stops
+	 * (KeyboardInterrupt) is kept and the status is "error". */
+	int interrupt_fd;
+	/* Called with each iopub message of this execution as it arrives
+	 * (NULL: none), for callers that stream outputs. */
+	void (*on_message)(void *cls, const struct jw_msg *m);
+	void *cls;
+};
+
+/* Run CODE on K for at most TIMEOUT_MS, watching W (NULL: nothing). 0 with
+ * RUN filled (also for an error or a timeout, and when the kernel died),
+ * -1 with ERR when the request could not even be sent. */
+int jx_execute(struct jk_kernel *k, const char *code, int timeout_ms, const struct jx_watch *w, struct jx_run *run,
 	       struct ag_jupyter_error *err);
 void jx_run_free(struct jx_run *run);
 

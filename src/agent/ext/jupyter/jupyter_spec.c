@@ -1,5 +1,6 @@
 #include "agent/ext/jupyter/jupyter_spec.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,6 +192,7 @@ static int load(const char *dir, const char *name, struct jk_spec *spec, struct 
 	json_t *doc = file ? json_load_file(file, 0, &jerr) : NULL;
 	const json_t *argv = json_object_get(doc, "argv"), *env = json_object_get(doc, "env");
 	const char *mode = json_string_value(json_object_get(doc, "interrupt_mode"));
+	const char *language = json_string_value(json_object_get(doc, "language"));
 	size_t i;
 	int rc = -1;
 
@@ -211,6 +213,9 @@ static int load(const char *dir, const char *name, struct jk_spec *spec, struct 
 	spec->argv = string_array(argv);
 	spec->env = env_array(env);
 	spec->interrupt_message = mode && strcmp(mode, "message") == 0;
+	if (language && strlen(language) <= JK_LANG_MAX)
+		for (i = 0; language[i]; i++)
+			spec->language[i] = (char)tolower((unsigned char)language[i]);
 	if (!spec->dir || !spec->argv || !spec->env) {
 		jk_spec_free(spec);
 		ag_jupyter_fail(err, 500, "out of memory");
@@ -344,4 +349,38 @@ char **jk_spec_argv(const struct jk_spec *spec, const char *connection_file)
 		}
 	}
 	return v;
+}
+
+/* Try kernel NAME for LANGUAGE: 1 when it is the one (SPEC filled), 0 when not. */
+static int speaks(const char *name, const char *language, struct jk_spec *spec)
+{
+	struct ag_jupyter_error ignored;
+
+	if (jk_spec_find(name, spec, &ignored) < 0)
+		return 0;
+	if (strcasecmp(spec->language, language) == 0)
+		return 1;
+	jk_spec_free(spec);
+	return 0;
+}
+
+int jk_spec_for_language(const char *language, struct jk_spec *spec, struct ag_jupyter_error *err)
+{
+	json_t *names;
+	size_t i;
+	int hit;
+
+	memset(spec, 0, sizeof *spec);
+	if (!jk_spec_name_ok(language) || strlen(language) > JK_LANG_MAX)
+		return ag_jupyter_fail(err, 400, "invalid language: %.100s", language);
+	/* python3 is ipykernel's own name; other Python kernels are extras. */
+	if (strcasecmp(language, "python") == 0 && speaks("python3", language, spec))
+		return 0;
+	names = jk_spec_names();
+	for (hit = 0, i = 0; !hit && i < json_array_size(names); i++)
+		hit = speaks(json_string_value(json_array_get(names, i)), language, spec);
+	json_decref(names);
+	if (!hit)
+		return ag_jupyter_fail(err, 404, "no Jupyter kernel for language %s is installed in the sandbox", language);
+	return 0;
 }

@@ -14,9 +14,11 @@
 #include "agent/ext/jupyter/jupyter.h"
 
 #define JK_NAME_MAX 64
+#define JK_LANG_MAX 32
 
 struct jk_spec {
 	char name[JK_NAME_MAX + 1];  /* as its directory is spelled */
+	char language[JK_LANG_MAX + 1]; /* its "language", lowercase ("" if none) */
 	char *dir;                   /* the resource directory */
 	char **argv;                 /* NULL-terminated, placeholders not yet filled */
 	char **env;                  /* "K=V", ${VAR} already substituted; NULL-terminated */
@@ -30,6 +32,12 @@ bool jk_spec_name_ok(const char *name);
  * when its kernel.json is unusable). */
 int jk_spec_find(const char *name, struct jk_spec *spec, struct ag_jupyter_error *err);
 void jk_spec_free(struct jk_spec *spec);
+
+/* Load the spec of the kernel for LANGUAGE (python, bash, java...): the
+ * kernel whose spec's "language" it is, case-insensitively; the kernel
+ * named python3 first for python, else the first by name. 0, or -1 with
+ * ERR (404 when no installed kernel speaks it, 400 for a malformed name). */
+int jk_spec_for_language(const char *language, struct jk_spec *spec, struct ag_jupyter_error *err);
 
 /* The names of every installed kernel, sorted (a JSON array of strings). */
 json_t *jk_spec_names(void);

@@ -1,4 +1,5 @@
-#include "cmd/progress.h"
+/* The stream's progress bar (output.h). */
+#include "lib/output.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -10,7 +11,8 @@
 #define SHOW_AFTER 0.5     /* seconds: quicker transfers never flash a bar */
 #define REDRAW_EVERY 0.2
 
-void ax_format_bytes(double bytes, char *buf, size_t size)
+/* "1.5 MiB", "512 B" */
+static void format_bytes(double bytes, char *buf, size_t size)
 {
 	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
 	size_t u = 0;
@@ -35,20 +37,20 @@ static void format_eta(double secs, char *buf, size_t size)
 		snprintf(buf, size, "%ld:%02ld", s / 60, s % 60);
 }
 
-static int terminal_columns(void)
+static int terminal_columns(int fd)
 {
 	struct winsize ws;
 
-	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+	if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
 		return ws.ws_col;
 	return 80;
 }
 
 /* Best effort: a lost progress line is not worth failing a transfer for. */
-static void put(const char *s, size_t n)
+static void put(int fd, const char *s, size_t n)
 {
 	while (n) {
-		ssize_t w = write(STDERR_FILENO, s, n);
+		ssize_t w = write(fd, s, n);
 
 		if (w <= 0)
 			return;
@@ -57,10 +59,13 @@ static void put(const char *s, size_t n)
 	}
 }
 
-void ax_progress_start(ax_progress *p, const char *label, long long total)
+void ax_progress_start(ax_progress *p, const ax_stream *s, const char *label, long long total)
 {
 	memset(p, 0, sizeof *p);
-	p->enabled = isatty(STDERR_FILENO);
+	/* Written with write(2), unbuffered, so a line is whole or absent. */
+	p->fd = s && s->err ? fileno(s->err) : -1;
+	if (p->fd >= 0 && !isatty(p->fd))
+		p->fd = -1;
 	p->label = label;
 	p->total = total;
 	p->start = ax_mono_s();
@@ -75,15 +80,15 @@ static void draw(ax_progress *p, double elapsed)
 {
 	char line[512], done[32], total[32], rate[32], eta[32] = "", bar[64];
 	double bps = elapsed > 0 ? (double)p->done / elapsed : 0;
-	int cols = terminal_columns(), pct = -1, len, width;
+	int cols = terminal_columns(p->fd), pct = -1, len, width;
 
-	ax_format_bytes((double)p->done, done, sizeof done);
-	ax_format_bytes(bps, rate, sizeof rate);
+	format_bytes((double)p->done, done, sizeof done);
+	format_bytes(bps, rate, sizeof rate);
 	if (p->total > 0) {
 		unsigned long long d = p->done < (unsigned long long)p->total ? p->done : (unsigned long long)p->total;
 
 		pct = (int)(d * 100 / (unsigned long long)p->total);
-		ax_format_bytes((double)p->total, total, sizeof total);
+		format_bytes((double)p->total, total, sizeof total);
 		if (bps > 0) {
 			char left[24];
 
@@ -116,7 +121,7 @@ static void draw(ax_progress *p, double elapsed)
 		len = (int)sizeof line - 4;
 	/* Erase what a longer earlier line left to the right. */
 	snprintf(line + len, sizeof line - (size_t)len, "\033[K");
-	put(line, (size_t)len + 3);
+	put(p->fd, line, (size_t)len + 3);
 	p->shown = true;
 }
 
@@ -125,7 +130,7 @@ void ax_progress_update(ax_progress *p, unsigned long long done)
 	double now, elapsed;
 
 	p->done = done;
-	if (!p->enabled)
+	if (p->fd < 0)
 		return;
 	now = ax_mono_s();
 	elapsed = now - p->start;
@@ -138,6 +143,6 @@ void ax_progress_update(ax_progress *p, unsigned long long done)
 void ax_progress_end(ax_progress *p)
 {
 	if (p->shown)
-		put("\r\033[K", 4);
+		put(p->fd, "\r\033[K", 4);
 	p->shown = false;
 }
