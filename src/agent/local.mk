@@ -5,6 +5,8 @@
 # (ext/jupyter), the browser (ext/browser) or MCP (ext/mcp).
 pkglibexec_PROGRAMS += allox-agent
 # What the extension module calls in the agent: it carries its own -fPIC copies.
+# The kernelspec reader is here too: the agent serves bash contexts itself
+# while no kernel speaks bash (execd_code.h).
 AGENT_SHARED_SOURCES = \
 	src/agent/aio/aio_common.c src/agent/aio/aio_common.h \
 	src/agent/aio/aio_id.c \
@@ -14,7 +16,8 @@ AGENT_SHARED_SOURCES = \
 	src/agent/core/reaper.c src/agent/core/reaper.h \
 	src/agent/core/reply.c \
 	src/agent/execd/execd_error.c \
-	src/agent/execd/execd_rmtree.c src/agent/execd/execd_rmtree.h
+	src/agent/execd/execd_rmtree.c src/agent/execd/execd_rmtree.h \
+	src/agent/ext/jupyter/jupyter_spec.c src/agent/ext/jupyter/jupyter_spec.h
 AGENT_CORE_SOURCES = \
 	src/agent/core/auth.c src/agent/core/auth.h \
 	src/agent/core/console.c src/agent/core/console.h \
@@ -31,6 +34,7 @@ AGENT_CORE_SOURCES = \
 AGENT_EXECD_SOURCES = \
 	src/agent/execd/execd_background.c src/agent/execd/execd_background.h \
 	src/agent/execd/execd_code.c src/agent/execd/execd_code.h \
+	src/agent/execd/execd_code_ctx.c \
 	src/agent/execd/execd_command.c src/agent/execd/execd_command.h \
 	src/agent/execd/execd_dirs.c src/agent/execd/execd_dirs.h \
 	src/agent/execd/execd_download.c src/agent/execd/execd_download.h \
@@ -82,7 +86,6 @@ AGENT_JUPYTER_SOURCES = \
 	src/agent/ext/jupyter/jupyter_launch.c src/agent/ext/jupyter/jupyter_launch.h \
 	src/agent/ext/jupyter/jupyter_outputs.c src/agent/ext/jupyter/jupyter_outputs.h \
 	src/agent/ext/jupyter/jupyter_routes.c \
-	src/agent/ext/jupyter/jupyter_spec.c src/agent/ext/jupyter/jupyter_spec.h \
 	src/agent/ext/jupyter/jupyter_wire.c src/agent/ext/jupyter/jupyter_wire.h \
 	src/agent/ext/jupyter/routes_jupyter.h
 AGENT_BROWSER_SOURCES = \

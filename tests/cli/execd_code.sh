@@ -75,6 +75,79 @@ agent_port 30 "$TMP" || { echo "FAIL: the agent did not start" >&2; cat "$TMP/ag
 URL="http://127.0.0.1:$PORT"
 agent_ping 30 || { echo "FAIL: no /ping" >&2; exit 1; }
 
+# Bash contexts first: with no bash kernel installed they are bash
+# sessions, served without the extension module.
+t "POST /code/context: a bash context (a bash session)"
+mkdir -p "$TMP/bashcwd"
+post /code/context "{\"language\":\"bash\",\"cwd\":\"$TMP/bashcwd\"}"
+expect_code 200
+jq_body '.language == "bash" and (.id | type == "string" and length > 0) and (keys == ["id","language"])'
+B1=$(jq -r .id "$TMP/body")
+req GET "/code/contexts/$B1"
+expect_code 200
+jq_body --arg id "$B1" '. == {id: $id, language: "bash"}'
+
+t "POST /code in a bash context: events, variables and cwd persist"
+run 'echo hi; echo oops >&2; X=41; declare -a ARR=(a b); cd sub 2>/dev/null || { mkdir sub && cd sub; }' "{\"id\":\"$B1\"}"
+expect_code 200
+[ "$(types)" = "init,execution_count,stdout,stderr,execution_complete" ] || fail "event order: $(types)"
+ev --arg id "$B1" '.[0].text == $id and .[1].execution_count == 1'
+ev '[.[] | select(.type == "stdout") | .text] | join("") == "hi"'
+ev '[.[] | select(.type == "stderr") | .text] | join("") == "oops"'
+ev 'last | .type == "execution_complete" and (.execution_time | type == "number")'
+run 'echo "$((X + 1)) ${ARR[1]} $PWD"' "{\"id\":\"$B1\",\"language\":\"bash\"}"
+ev --arg d "$TMP/bashcwd/sub" '[.[] | select(.type == "stdout") | .text] | join("") == "42 b \($d)"'
+ev '.[1].execution_count == 2'
+
+t "POST /code in a bash context: a non-zero exit as the bash kernel reports it"
+run 'echo before; false' "{\"id\":\"$B1\"}"
+[ "$(types)" = "init,execution_count,stdout,error" ] || fail "event order: $(types)"
+ev 'last.error == {ename: "", evalue: "1", traceback: []}'
+run 'echo "still $X"' "{\"id\":\"$B1\"}"
+ev '[.[] | select(.type == "stdout") | .text] | join("") == "still 41"'
+
+t "POST /code with only the language bash: its default context, state kept"
+run 'BD=7' '{"language":"bash"}'
+ev 'last.type == "execution_complete"'
+BD=$(jq -r -s '.[0].text' "$TMP/body")
+run 'echo $BD' '{"language":"bash"}'
+ev --arg d "$BD" '.[0].text == $d and ([.[] | select(.type == "stdout") | .text] | join("") == "7")'
+
+t "DELETE /code?id= interrupts a bash loop, the context keeps its state"
+(
+	code=$(curl -s -N -o "$TMP/long" --max-time $((60 * SLOW)) -H "$T_HDR" -H 'Content-Type: application/json' \
+		-w '%{http_code}' --data-binary "{\"code\":\"for i in \$(seq 100); do echo \$i; sleep 0.2; done; LOOPED=1\",\"context\":{\"id\":\"$B1\"}}" \
+		"$URL/code")
+	echo "$code" >"$TMP/long.code"
+) &
+BG=$!
+until_true 100 grep -qs '"stdout"' "$TMP/long" || fail "no output from the long bash run"
+req DELETE "/code?id=$B1"
+expect_code 200
+until_true 100 test -s "$TMP/long.code" || fail "the interrupted bash run did not end"
+wait "$BG" 2>/dev/null
+cp "$TMP/long" "$TMP/body"
+ev 'last.error == {ename: "", evalue: "130", traceback: []}'
+ev '(map(select(.type == "stdout")) | length) < 60'
+run 'echo "${LOOPED:-no} $X"' "{\"id\":\"$B1\"}"
+ev '[.[] | select(.type == "stdout") | .text] | join("") == "no 41"'
+
+t "bash contexts: listed, deleted, and no extension module loaded"
+req GET '/code/contexts?language=bash'
+jq_body --arg a "$B1" --arg d "$BD" '(map(.id) | sort) == ([$a, $d] | sort) and all(.[]; .language == "bash")'
+req GET /code/contexts
+jq_body --arg a "$B1" 'map(.id) | index($a) != null'
+grep -q 'loaded .*allox-agent-ext' "$TMP/agent.err" && fail "the bash contexts loaded the extension module"
+req DELETE "/code/contexts/$B1"
+expect_code 200
+req GET "/code/contexts/$B1"
+expect_code 404
+jq_body '.code == "CONTEXT_NOT_FOUND"'
+req DELETE '/code/contexts?language=bash'
+expect_code 200
+req GET '/code/contexts?language=bash'
+jq_body '. == []'
+
 t "POST /code/context: a python context, its kernel running"
 post /code/context '{"language":"python"}'
 expect_code 200

@@ -685,6 +685,33 @@ if [ -z "${execd_down:-}" ] && [ -z "${execd_stream_down:-}" ]; then
 	req code-list-empty GET "$XPROXY/code/contexts?language=python"
 	check "execd: no python context is left" eval '[ "$code" = 200 ] && clean && jtrue "$TMP/out" "d.length === 0"'
 
+	# Bash contexts: with no bash kernel installed, bash sessions.
+	req code-bash-context POST "$XPROXY/code/context" '{"language":"bash"}'
+	BCTX=$(jv "$TMP/out" 'd.id')
+	check "execd: POST /code/context for bash (a bash session)" \
+		eval '[ "$code" = 200 ] && clean && [ -n "$BCTX" ] && jtrue "$TMP/out" "d.language === \"bash\""'
+	req code-bash-run POST "$XSTREAM/code" "{\"code\":\"V=42; cd /tmp; echo \$V\",\"context\":{\"id\":\"$BCTX\",\"language\":\"bash\"}}"
+	check "execd: POST /code in a bash context streams spec events" \
+		eval '[ "$code" = 200 ] && only_violation "$STREAM_VIOLATION" && stream_check "$TMP/out" &&
+			jtrue "$TMP/events" "d.types.join() === \"init,execution_count,stdout,execution_complete\" &&
+				d.events[0].text === \"$BCTX\" && d.events[2].text === \"42\""'
+	req code-bash-exit POST "$XSTREAM/code" "{\"code\":\"echo \$V \$PWD; exit_status() { return 3; }; exit_status\",\"context\":{\"id\":\"$BCTX\",\"language\":\"bash\"}}"
+	check "execd: POST /code in a bash context: state kept, a non-zero exit is a spec error event" \
+		eval '[ "$code" = 200 ] && only_violation "$STREAM_VIOLATION" && stream_check "$TMP/out" &&
+			jtrue "$TMP/events" "d.events[2].text === \"42 /tmp\" && d.events[d.events.length - 1].error.evalue === \"3\""'
+	req code-bash-get GET "$XPROXY/code/contexts/$BCTX"
+	check "execd: GET /code/contexts/{bash context}" \
+		eval '[ "$code" = 200 ] && clean && jtrue "$TMP/out" "d.id === \"$BCTX\" && d.language === \"bash\""'
+	req code-bash-list GET "$XPROXY/code/contexts?language=bash"
+	check "execd: GET /code/contexts?language=bash lists it" \
+		eval '[ "$code" = 200 ] && clean && jtrue "$TMP/out" "d.length === 1 && d[0].id === \"$BCTX\""'
+	req code-bash-interrupt DELETE "$XPROXY/code?id=$BCTX"
+	check "execd: DELETE /code?id={bash context} (nothing running) is 200" eval '[ "$code" = 200 ] && clean'
+	req code-bash-delete DELETE "$XPROXY/code/contexts/$BCTX"
+	check "execd: DELETE /code/contexts/{bash context}" eval '[ "$code" = 200 ] && clean'
+	req code-bash-delete-lang DELETE "$XPROXY/code/contexts?language=bash"
+	check "execd: DELETE /code/contexts?language=bash" eval '[ "$code" = 200 ] && clean'
+
 	# Metrics.
 	req metrics GET "$XPROXY/metrics"
 	check "execd: GET /metrics (Metrics)" \

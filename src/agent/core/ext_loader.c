@@ -168,3 +168,30 @@ enum MHD_Result ag_ext_route(struct ag_req *req)
 	req->ctx = &e->ctx;
 	return row->handle(req);
 }
+
+bool ag_ext_loaded(const struct ag_ctx *ctx)
+{
+	struct ag_ext *e = ctx->ext;
+	bool loaded;
+
+	if (!e)
+		return false;
+	pthread_mutex_lock(&e->lock);
+	loaded = e->loaded;
+	pthread_mutex_unlock(&e->lock);
+	return loaded;
+}
+
+json_t *ag_ext_code_contexts(const struct ag_ctx *ctx, const char *language)
+{
+	struct ag_ext *e = ctx->ext;
+	json_t *list;
+	char *text;
+
+	if (!ag_ext_loaded(ctx))
+		return json_array();
+	text = e->api->code_contexts(&e->ctx, language);
+	list = text ? json_loads(text, 0, NULL) : NULL;
+	free(text);
+	return list;
+}

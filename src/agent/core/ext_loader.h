@@ -3,6 +3,9 @@
 #ifndef ALLOX_AGENT_EXT_LOADER_H
 #define ALLOX_AGENT_EXT_LOADER_H
 
+#include <jansson.h>
+#include <stdbool.h>
+
 #include "agent/ext/ext.h"
 #include "agent/core/route.h"
 
@@ -23,5 +26,12 @@ char *ag_ext_path(const char *argv0);
  * module if needed, then calls the module's handler for the same row with
  * the module's context. 503 naming the module when it cannot be loaded. */
 enum MHD_Result ag_ext_route(struct ag_req *req);
+
+/* Is the module loaded (so it may hold Jupyter contexts)? Loads nothing. */
+bool ag_ext_loaded(const struct ag_ctx *ctx);
+/* The module's code contexts (all, or LANGUAGE's) as a JSON array; an
+ * empty one when the module is not loaded, which then has none. NULL on
+ * ENOMEM. Loads nothing. */
+json_t *ag_ext_code_contexts(const struct ag_ctx *ctx, const char *language);
 
 #endif

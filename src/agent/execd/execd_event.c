@@ -191,3 +191,24 @@ int ag_event_error(struct ag_buf *b, const char *ename, const char *evalue, cons
 		return -1;
 	return end_event(b);
 }
+
+int ag_event_execution_count(struct ag_buf *b, uint64_t n)
+{
+	char head[96];
+
+	snprintf(head, sizeof head, "{\"type\":\"execution_count\",\"execution_count\":%" PRIu64, n);
+	if (add_str(b, head) < 0)
+		return -1;
+	return end_event(b);
+}
+
+int ag_event_exit_status(struct ag_buf *b, int status)
+{
+	char head[96];
+
+	snprintf(head, sizeof head, "{\"type\":\"error\",\"error\":{\"ename\":\"\",\"evalue\":\"%d\",\"traceback\":[]}",
+		 status);
+	if (add_str(b, head) < 0)
+		return -1;
+	return end_event(b);
+}

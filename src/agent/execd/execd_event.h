@@ -37,5 +37,10 @@ int ag_event_output(struct ag_buf *b, const char *type, const char *text, size_t
 int ag_event_complete(struct ag_buf *b, int64_t execution_ms);
 /* {"type":"error","error":{"ename":ENAME,"evalue":EVALUE,"traceback":[TRACE]},"timestamp":MS} */
 int ag_event_error(struct ag_buf *b, const char *ename, const char *evalue, const char *trace);
+/* {"type":"execution_count","execution_count":N,"timestamp":MS} */
+int ag_event_execution_count(struct ag_buf *b, uint64_t n);
+/* A non-zero exit status as the bash kernel reports it:
+ * {"type":"error","error":{"ename":"","evalue":"STATUS","traceback":[]},"timestamp":MS} */
+int ag_event_exit_status(struct ag_buf *b, int status);
 
 #endif

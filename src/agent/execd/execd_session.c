@@ -21,11 +21,23 @@
 
 /* Run by bash -c. Names start with __allox_ so they hardly meet a user's. A
  * per-run directory change is undone after the run (the override is for
- * that run); one the command makes itself stays. */
+ * that run); one the command makes itself stays.
+ *
+ * A /code run (its number marked "c") is sourced rather than evaled, with
+ * a SIGINT trap that returns: an interrupt then ends the whole run, even a
+ * loop in the shell itself, with status 130, and the shell with its state
+ * lives on, as an interactive bash (the official bash kernel's) does.
+ * Sourced, not run in a function, so declare still makes globals. */
 static const char driver[] =
 	"while IFS= read -r -d '' __allox_seq && IFS= read -r -d '' __allox_cwd && "
 	"IFS= read -r -d '' __allox_cmd; do\n"
-	"  if [ -n \"$__allox_cwd\" ]; then\n"
+	"  if [ \"${__allox_seq#c}\" != \"$__allox_seq\" ]; then\n"
+	"    __allox_seq=${__allox_seq#c}\n"
+	"    trap 'trap - INT; return 130' INT\n"
+	"    . <(printf '%s' \"$__allox_cmd\") </dev/null 3>&-\n"
+	"    __allox_rc=$?\n"
+	"    trap - INT\n"
+	"  elif [ -n \"$__allox_cwd\" ]; then\n"
 	"    __allox_back=$PWD\n"
 	"    cd -- \"$__allox_cwd\" && eval \"$__allox_cmd\" </dev/null 3>&-\n"
 	"    __allox_rc=$?\n"
@@ -40,6 +52,7 @@ static const char driver[] =
 struct execd_sessions {
 	pthread_mutex_t lock;
 	struct ag_bash *head;
+	char default_context[AG_SESSION_ID_LEN + 1];	/* "" until first used */
 };
 
 struct execd_sessions *execd_sessions_new(void)
@@ -106,9 +119,15 @@ static void child_main(void *arg, int report_fd)
 {
 	const struct child *c = arg;
 	char *argv[] = { "bash", "--noprofile", "--norc", "-c", (char *)driver, "bash", NULL };
+	struct sigaction dfl;
 	int e;
 
 	ag_child_setup();
+	/* A SIGINT ignored by whoever started the agent would be one the
+	 * driver cannot trap (bash keeps signals ignored at entry). */
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	sigaction(SIGINT, &dfl, NULL);
 	if (dup2(c->in_r, 0) < 0 || dup2(c->out_w, 1) < 0 || dup2(c->err_w, 2) < 0 || chdir(c->cwd) < 0)
 		goto fail;
 	ag_child_close_fds(report_fd);
@@ -196,7 +215,8 @@ out:
 	return rc;
 }
 
-int ag_bash_create(const struct ag_ctx *ctx, const char *cwd, char id[AG_SESSION_ID_LEN + 1], ax_error *err)
+int ag_bash_create(const struct ag_ctx *ctx, const char *cwd, bool context, char id[AG_SESSION_ID_LEN + 1],
+		   ax_error *err)
 {
 	struct execd_sessions *reg = ctx->sessions;
 	struct ag_bash *s;
@@ -214,6 +234,7 @@ int ag_bash_create(const struct ag_ctx *ctx, const char *cwd, char id[AG_SESSION
 		bash_free(s);
 		return -1;
 	}
+	s->context = context;
 	aio_session_new_id(s->id);
 	memcpy(id, s->id, sizeof s->id);
 	pthread_mutex_lock(&reg->lock);
@@ -307,6 +328,94 @@ int ag_bash_delete(const struct ag_ctx *ctx, const char *id)
 	if (last)
 		bash_free(s);
 	return 0;
+}
+
+bool ag_bash_is_context(struct execd_sessions *reg, const char *id)
+{
+	const struct ag_bash *s;
+
+	pthread_mutex_lock(&reg->lock);
+	s = find_locked(reg, id);
+	pthread_mutex_unlock(&reg->lock);
+	return s && s->context;
+}
+
+json_t *ag_bash_contexts(struct execd_sessions *reg)
+{
+	json_t *list = json_array();
+	const struct ag_bash *s;
+
+	pthread_mutex_lock(&reg->lock);
+	for (s = reg->head; list && s; s = s->next)
+		if (s->context && json_array_append_new(list, json_pack("{s:s, s:s}", "id", s->id, "language", "bash")) < 0) {
+			json_decref(list);
+			list = NULL;
+		}
+	pthread_mutex_unlock(&reg->lock);
+	return list;
+}
+
+int ag_bash_default_context(const struct ag_ctx *ctx, char id[AG_SESSION_ID_LEN + 1], ax_error *err)
+{
+	struct execd_sessions *reg = ctx->sessions;
+	char made[AG_SESSION_ID_LEN + 1];
+	bool raced = false;
+
+	pthread_mutex_lock(&reg->lock);
+	if (!find_locked(reg, reg->default_context))
+		reg->default_context[0] = '\0';
+	memcpy(id, reg->default_context, sizeof reg->default_context);
+	pthread_mutex_unlock(&reg->lock);
+	if (*id)
+		return 0;
+	if (ag_bash_create(ctx, NULL, true, made, err) < 0)
+		return -1;
+	pthread_mutex_lock(&reg->lock);
+	/* Two first runs at once: the first to get here makes the default. */
+	raced = reg->default_context[0] != '\0';
+	if (!raced)
+		memcpy(reg->default_context, made, sizeof made);
+	memcpy(id, reg->default_context, sizeof reg->default_context);
+	pthread_mutex_unlock(&reg->lock);
+	if (raced)
+		ag_bash_delete(ctx, made);
+	return 0;
+}
+
+void ag_bash_delete_contexts(const struct ag_ctx *ctx)
+{
+	struct execd_sessions *reg = ctx->sessions;
+	char id[AG_SESSION_ID_LEN + 1];
+	const struct ag_bash *s;
+
+	/* One at a time: a delete waits for its shell outside the lock. */
+	for (;;) {
+		pthread_mutex_lock(&reg->lock);
+		for (s = reg->head; s && !s->context; s = s->next)
+			;
+		if (s)
+			memcpy(id, s->id, sizeof id);
+		pthread_mutex_unlock(&reg->lock);
+		if (!s || ag_bash_delete(ctx, id) < 0)
+			return;
+	}
+}
+
+int ag_bash_interrupt(struct execd_sessions *reg, const char *id)
+{
+	const struct ag_bash *s;
+	int rc = -1;
+
+	pthread_mutex_lock(&reg->lock);
+	s = find_locked(reg, id);
+	if (s && s->context) {
+		/* Idle, the shell would die of it: only a running code is told. */
+		if (s->busy)
+			kill(-s->pid, SIGINT);
+		rc = 0;
+	}
+	pthread_mutex_unlock(&reg->lock);
+	return rc;
 }
 
 /* The parent pid in a /proc/PID/stat, or -1. */

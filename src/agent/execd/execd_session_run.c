@@ -41,6 +41,7 @@ struct run {
 	int64_t started, last_event, deadline, kill_deadline;
 	int conn_fd;
 	bool done;
+	bool code;      /* a /code run (ag_bash_stream) */
 };
 
 static const char *const stream_type[2] = { "stdout", "stderr" };
@@ -95,6 +96,8 @@ static int finish(struct run *r, int code, const char *message)
 	r->done = true;
 	if (!message && code == 0)
 		return ag_event_complete(&r->out, ax_mono_ms() - r->started);
+	if (r->code && !message)
+		return ag_event_exit_status(&r->out, code);
 	snprintf(value, sizeof value, "%d", code);
 	snprintf(trace, sizeof trace, "exit status %d", code);
 	return ag_event_error(&r->out, "CommandExecError", value, message ? message : trace);
@@ -199,8 +202,11 @@ static void run_free(void *cls)
 	struct run *r = cls;
 	int i;
 
-	/* Nobody will see the rest: stop what the run started, keep the shell. */
-	if (!r->done)
+	/* Nobody will see the rest: stop what the run started, keep the shell.
+	 * A /code run is interrupted instead, which ends a loop in the shell. */
+	if (!r->done && r->code)
+		kill(-r->s->pid, SIGINT);
+	else if (!r->done)
 		ag_bash_kill_runs(r->s);
 	for (i = 0; i < 2; i++)
 		ag_lines_free(&r->lines[i]);
@@ -220,14 +226,15 @@ static void discard_leftovers(const struct ag_bash *s)
 			;
 }
 
-/* Hand the run to the shell: "SEQ\0CWD\0COMMAND\0". */
-static int send_run(struct ag_bash *s, const char *cwd, const char *command)
+/* Hand the run to the shell: "SEQ\0CWD\0COMMAND\0", SEQ marked "c" for a
+ * /code run. */
+static int send_run(struct ag_bash *s, const char *cwd, const char *command, bool code)
 {
 	char seq[24];
 	int n;
 
 	s->seq++;
-	n = snprintf(seq, sizeof seq, "%" PRIu64, s->seq);
+	n = snprintf(seq, sizeof seq, "%s%" PRIu64, code ? "c" : "", s->seq);
 	return ax_write_all(s->in_fd, seq, (size_t)n + 1) < 0 ||
 			       ax_write_all(s->in_fd, cwd ? cwd : "", cwd ? strlen(cwd) + 1 : 1) < 0 ||
 			       ax_write_all(s->in_fd, command, strlen(command) + 1) < 0
@@ -235,8 +242,8 @@ static int send_run(struct ag_bash *s, const char *cwd, const char *command)
 		       : 0;
 }
 
-static enum MHD_Result stream(struct ag_req *req, struct ag_bash *s, const char *cwd, const char *command,
-			      int64_t timeout_ms)
+enum MHD_Result ag_bash_stream(struct ag_req *req, struct ag_bash *s, const char *cwd, const char *command,
+			       int64_t timeout_ms, bool code)
 {
 	struct run *r = calloc(1, sizeof *r);
 	struct MHD_Response *resp = NULL;
@@ -248,8 +255,9 @@ static enum MHD_Result stream(struct ag_req *req, struct ag_bash *s, const char 
 	r->ctx = req->ctx;
 	r->s = s;
 	r->conn_fd = ag_connection_fd(req);
+	r->code = code;
 	discard_leftovers(s);
-	if (send_run(s, cwd, command) < 0) {
+	if (send_run(s, cwd, command, code) < 0) {
 		int e = errno;
 
 		run_free(r);
@@ -258,7 +266,9 @@ static enum MHD_Result stream(struct ag_req *req, struct ag_bash *s, const char 
 	}
 	r->started = r->last_event = ax_mono_ms();
 	r->deadline = timeout_ms > 0 ? r->started + timeout_ms : 0;
-	if (ag_event_text(&r->out, "init", s->id, strlen(s->id)) == 0)
+	/* A kernel numbers its cells; a context's runs are numbered already. */
+	if (ag_event_text(&r->out, "init", s->id, strlen(s->id)) == 0 &&
+	    (!code || ag_event_execution_count(&r->out, s->seq) == 0))
 		resp = ag_with_stream_headers(
 			MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, BLOCK_SIZE, read_events, r, run_free));
 	if (!resp) {
@@ -331,7 +341,7 @@ enum MHD_Result ag_execd_session_create(struct ag_req *req)
 			   : rc;
 	}
 	json_decref(o);
-	if (ag_bash_create(req->ctx, cwd, id, &err) < 0)
+	if (ag_bash_create(req->ctx, cwd, false, id, &err) < 0)
 		rc = ag_execd_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR, AG_E_RUNTIME, "error creating session: %s",
 				    err.message);
 	else
@@ -378,7 +388,7 @@ static enum MHD_Result run_checked(struct ag_req *req, json_t *o, const char *id
 		rc = ag_execd_error(req, MHD_HTTP_BAD_REQUEST, busy ? AG_E_INVALID_REQUEST : AG_E_CONTEXT_NOT_FOUND,
 				    busy ? "session %s is running another command" : "session not found: %s", id);
 	else
-		rc = stream(req, s, cwd, command, json_is_integer(timeout) ? json_integer_value(timeout) : 0);
+		rc = ag_bash_stream(req, s, cwd, command, json_is_integer(timeout) ? json_integer_value(timeout) : 0, false);
 	free(cwd);
 	return rc;
 }

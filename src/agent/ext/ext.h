@@ -22,7 +22,7 @@
 
 /* Bump when struct ag_ext_api, struct ag_ext_config, struct ag_ctx or
  * struct ag_req change meaning. */
-#define AG_EXT_ABI 4u
+#define AG_EXT_ABI 5u
 #define AG_EXT_SYMBOL "ag_ext_api_v1"
 /* The module's file name; it sits in the agent's directory. */
 #define AG_EXT_FILE "allox-agent-ext.so"
@@ -67,6 +67,10 @@ struct ag_ext_api {
 	int (*start)(struct ag_ctx *ctx, const struct ag_ext_config *conf, char *msg, size_t msg_size);
 	/* Stop what start made (kernels, Chromium, MCP servers); CTX as filled by start. */
 	void (*stop)(struct ag_ctx *ctx);
+	/* GET /code/contexts's list of the module's contexts (all, or those of
+	 * LANGUAGE) as JSON text, to go with the agent's own bash contexts;
+	 * malloc'd, NULL on ENOMEM. */
+	char *(*code_contexts)(struct ag_ctx *ctx, const char *language);
 	/* The module's routes, terminated by a row with a NULL method. The
 	 * agent's table has the same rows with ag_ext_route as the handler. */
 	const struct ag_route *routes;

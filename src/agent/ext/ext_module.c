@@ -62,6 +62,15 @@ static int ext_start(struct ag_ctx *ctx, const struct ag_ext_config *conf, char 
 	return 0;
 }
 
+static char *ext_code_contexts(struct ag_ctx *ctx, const char *language)
+{
+	json_t *list = ag_jupyter_contexts(ctx->jupyter, language);
+	char *text = list ? json_dumps(list, JSON_COMPACT) : NULL;
+
+	json_decref(list);
+	return text;
+}
+
 __attribute__((visibility("default"))) extern const struct ag_ext_api ag_ext_api_v1;
 
 const struct ag_ext_api ag_ext_api_v1 = {
@@ -70,5 +79,6 @@ const struct ag_ext_api ag_ext_api_v1 = {
 	.req_size = sizeof(struct ag_req),
 	.start = ext_start,
 	.stop = ext_stop,
+	.code_contexts = ext_code_contexts,
 	.routes = ext_routes,
 };

@@ -17,7 +17,6 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -70,17 +69,6 @@ struct ag_jupyter {
 	char dir[256];                  /* "" until the first kernel */
 	unsigned long kernels;          /* started so far: names their files */
 };
-
-int ag_jupyter_fail(struct ag_jupyter_error *err, unsigned status, const char *fmt, ...)
-{
-	va_list ap;
-
-	err->status = status;
-	va_start(ap, fmt);
-	vsnprintf(err->message, sizeof err->message, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static double wall_now(void)
 {

@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,19 @@ static void kernel_dirs(struct dirs *d)
 	add_dir(d, "/usr/local/share/jupyter", "kernels");
 	add_dir(d, "/usr/share/jupyter", "kernels");
 	add_home_dir(d, home, ".ipython");
+}
+
+/* Here, not in jupyter.c: the agent, which carries this file without the
+ * rest of Jupyter, reads kernelspecs too (execd_code.h). */
+int ag_jupyter_fail(struct ag_jupyter_error *err, unsigned status, const char *fmt, ...)
+{
+	va_list ap;
+
+	err->status = status;
+	va_start(ap, fmt);
+	vsnprintf(err->message, sizeof err->message, fmt, ap);
+	va_end(ap);
+	return -1;
 }
 
 bool jk_spec_name_ok(const char *name)
