@@ -10,6 +10,7 @@ pkglibexec_PROGRAMS += allox-agent
 AGENT_SHARED_SOURCES = \
 	src/agent/aio/aio_common.c src/agent/aio/aio_common.h \
 	src/agent/aio/aio_id.c \
+	src/agent/core/ag_error.c src/agent/core/ag_error.h \
 	src/agent/core/log.c src/agent/core/log.h \
 	src/agent/core/netwait.c src/agent/core/netwait.h \
 	src/agent/core/proc_spawn.c src/agent/core/proc_spawn.h \

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/core/ag_error.h"
 #include "agent/core/route.h"
 
 enum MHD_Result ag_reply_queue(struct ag_req *req, unsigned status, struct MHD_Response *resp)
@@ -74,6 +75,11 @@ enum MHD_Result ag_reply_failure(struct ag_req *req, unsigned status, const char
 	o = ag_vfailure(fmt, ap);
 	va_end(ap);
 	return ag_reply_json(req, status, o);
+}
+
+enum MHD_Result ag_reply_error(struct ag_req *req, const struct ag_error *err)
+{
+	return ag_reply_failure(req, err->status ? err->status : MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err->message);
 }
 
 json_t *ag_vcode_error(const char *code, const char *fmt, va_list ap)

@@ -92,7 +92,7 @@ static void *run_code(void *cls)
 {
 	struct code_run *r = cls;
 	struct jx_watch w = { .client_fd = -1, .interrupt_fd = r->interrupt_fd, .on_message = on_message, .cls = r };
-	struct ag_jupyter_error err = { 0 };
+	struct ag_error err = { 0 };
 	long long started = ax_mono_ms();
 	json_t *result = NULL, *last;
 	int rc;

@@ -252,7 +252,7 @@ static bool await_end(struct exec_state *st, int timeout_ms)
 }
 
 int jx_execute(struct jk_kernel *k, const char *code, int timeout_ms, const struct jx_watch *w, struct jx_run *run,
-	       struct ag_jupyter_error *err)
+	       struct ag_error *err)
 {
 	static const struct jx_watch none = { .client_fd = -1, .interrupt_fd = -1 };
 	struct exec_state st = { .k = k, .w = w ? w : &none };
@@ -272,8 +272,8 @@ int jx_execute(struct jk_kernel *k, const char *code, int timeout_ms, const stru
 		if (jc_send(k->shell, k->key, k->session, "execute_request", execute_content(code), run->msg_id) < 0) {
 			jo_free(&st.outs);
 			json_decref(st.execution_count);
-			return ag_jupyter_fail(err, 500, "kernel %s: cannot send execute_request: %s", k->name,
-					       strerror(errno));
+			return ag_fail(err, 500, "kernel %s: cannot send execute_request: %s", k->name,
+				       strerror(errno));
 		}
 		left = deadline - ax_mono_ms();
 		ended = await_end(&st, left > 0 ? (int)left : 0);

@@ -139,7 +139,7 @@ static int wait_message(struct jk_kernel *k, void *sock, int ms, struct jw_msg *
 /* The readiness handshake of jupyter_client's wait_for_ready: kernel_info
  * until it answers on shell, then until iopub carries something (a SUB
  * socket only hears what is published after its subscription arrived). */
-static int wait_ready(struct jk_kernel *k, struct ag_jupyter_error *err)
+static int wait_ready(struct jk_kernel *k, struct ag_error *err)
 {
 	long long deadline = ax_mono_ms() + START_TIMEOUT_MS;
 	char id[JC_ID_SIZE], why[128], tail[300];
@@ -149,8 +149,8 @@ static int wait_ready(struct jk_kernel *k, struct ag_jupyter_error *err)
 
 	while (ax_mono_ms() < deadline) {
 		if (jc_send(k->shell, k->key, k->session, "kernel_info_request", NULL, id) < 0)
-			return ag_jupyter_fail(err, 500, "kernel %s: cannot send kernel_info_request: %s", k->name,
-					       strerror(errno));
+			return ag_fail(err, 500, "kernel %s: cannot send kernel_info_request: %s", k->name,
+				       strerror(errno));
 		while (!answered && (rc = wait_message(k, k->shell, INFO_WAIT_MS, &m)) > 0) {
 			answered = strcmp(m.msg_type, "kernel_info_reply") == 0;
 			jw_msg_free(&m);
@@ -164,10 +164,10 @@ static int wait_ready(struct jk_kernel *k, struct ag_jupyter_error *err)
 	}
 	if (jk_kernel_dead(k, why, sizeof why)) {
 		jk_kernel_log_tail(k, tail, sizeof tail);
-		return ag_jupyter_fail(err, 500, "kernel %s failed to start (%s)%s%s", k->name, why,
-				       *tail ? ": " : "", tail);
+		return ag_fail(err, 500, "kernel %s failed to start (%s)%s%s", k->name, why,
+			       *tail ? ": " : "", tail);
 	}
-	return ag_jupyter_fail(err, 500, "kernel %s did not answer within %d s", k->name, START_TIMEOUT_MS / 1000);
+	return ag_fail(err, 500, "kernel %s did not answer within %d s", k->name, START_TIMEOUT_MS / 1000);
 }
 
 /* The kernel's environment: the agent's (less its own variables), the
@@ -195,7 +195,7 @@ static char **kernel_environ(const struct jk_spec *spec)
 }
 
 static int launch(const struct jk_site *site, struct jk_kernel *k, const struct jk_spec *spec, const char *cwd,
-		  struct ag_jupyter_error *err)
+		  struct ag_error *err)
 {
 	char conn[4096], log[4096];
 	char **argv = NULL, **env = NULL;
@@ -208,7 +208,7 @@ static int launch(const struct jk_site *site, struct jk_kernel *k, const struct 
 	argv = jk_spec_argv(spec, conn);
 	env = kernel_environ(spec);
 	if (!argv || !env)
-		ag_jupyter_fail(err, 500, "out of memory");
+		ag_fail(err, 500, "out of memory");
 	else
 		rc = jl_spawn(site->reaper, argv, env, cwd, log, &k->proc, err);
 	jk_strv_free(argv);
@@ -217,14 +217,14 @@ static int launch(const struct jk_site *site, struct jk_kernel *k, const struct 
 }
 
 struct jk_kernel *jk_kernel_start(const struct jk_site *site, const char *id, const struct jk_spec *spec,
-				  const char *cwd, struct ag_jupyter_error *err)
+				  const char *cwd, struct ag_error *err)
 {
 	struct jk_kernel *k = calloc(1, sizeof *k);
 	long long t0 = ax_mono_ms();
 
 	if (!k || !(k->files = ax_path_join(site->dir, id))) {
 		free(k);
-		ag_jupyter_fail(err, 500, "out of memory");
+		ag_fail(err, 500, "out of memory");
 		return NULL;
 	}
 	snprintf(k->name, sizeof k->name, "%s", spec->name);
@@ -233,7 +233,7 @@ struct jk_kernel *jk_kernel_start(const struct jk_site *site, const char *id, co
 	k->proc.pidfd = -1;
 	aio_session_new_id(k->session);
 	if (random_key(k->key) < 0) {
-		ag_jupyter_fail(err, 500, "cannot make a kernel key: RAND_bytes failed");
+		ag_fail(err, 500, "cannot make a kernel key: RAND_bytes failed");
 		goto fail;
 	}
 	/* Connect first: zmq retries until the kernel has bound its sockets. */
@@ -241,7 +241,7 @@ struct jk_kernel *jk_kernel_start(const struct jk_site *site, const char *id, co
 	k->control = open_socket(site, k, ZMQ_DEALER, JL_CONTROL);
 	k->iopub = open_socket(site, k, ZMQ_SUB, JL_IOPUB);
 	if (!k->shell || !k->control || !k->iopub) {
-		ag_jupyter_fail(err, 500, "kernel sockets: %s", zmq_strerror(zmq_errno()));
+		ag_fail(err, 500, "kernel sockets: %s", zmq_strerror(zmq_errno()));
 		goto fail;
 	}
 	if (launch(site, k, spec, cwd, err) < 0 || wait_ready(k, err) < 0)

@@ -47,7 +47,7 @@ json_t *mcp_image_block(const unsigned char *data, size_t len, const char *mime)
 	return block;
 }
 
-int mcp_unknown_tool(struct ag_mcp_error *err, const char *server, const char *tool)
+int mcp_unknown_tool(struct ag_error *err, const char *server, const char *tool)
 {
-	return ag_mcp_fail(err, 404, MCP_INVALID_PARAMS, "Tool '%s' not found on MCP server '%s'", tool, server);
+	return ag_fail_code(err, 404, MCP_INVALID_PARAMS, "Tool '%s' not found on MCP server '%s'", tool, server);
 }

@@ -301,7 +301,7 @@ static void add_outputs(json_t *content, const json_t *outputs)
 static json_t *execute_code(const struct mcp_builtin_env *env, const json_t *args)
 {
 	const char *code = str_arg(args, "code"), *language = str_arg(args, "language"), *status;
-	struct ag_jupyter_error e = { 0 };
+	struct ag_error e = { 0 };
 	json_t *res = NULL, *content, *r;
 
 	if (!code)
@@ -333,7 +333,7 @@ static json_t *get_context(const struct mcp_builtin_env *env)
 }
 
 static int sandbox_call(const struct mcp_builtin_env *env, const char *tool, const json_t *args, json_t **result,
-			struct ag_mcp_error *err)
+			struct ag_error *err)
 {
 	if (strcmp(tool, "sandbox_execute_bash") == 0)
 		*result = execute_bash(env, args);
@@ -346,7 +346,7 @@ static int sandbox_call(const struct mcp_builtin_env *env, const char *tool, con
 	else
 		return mcp_unknown_tool(err, "sandbox", tool);
 	if (!*result)
-		return ag_mcp_fail(err, 500, -32603, "out of memory");
+		return ag_fail_code(err, 500, -32603, "out of memory");
 	return 0;
 }
 
