@@ -58,7 +58,7 @@ json_t *ag_mcp_all_tools(struct ag_mcp *m);
 int ag_mcp_resolve(struct ag_mcp *m, const char *exposed, char **server, char **tool, struct ag_error *err);
 
 /* The Streamable HTTP sessions of /mcp (mcp_session.c). */
-struct ag_mcp_sessions;
-struct ag_mcp_sessions *ag_mcp_sessions(struct ag_mcp *m);
+struct mcp_sessions;
+struct mcp_sessions *ag_mcp_sessions(struct ag_mcp *m);
 
 #endif

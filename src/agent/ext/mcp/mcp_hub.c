@@ -34,7 +34,7 @@ struct ag_mcp {
 	size_t n;
 	char *log_dir;
 	bool bridge;
-	struct ag_mcp_sessions *sessions;
+	struct mcp_sessions *sessions;
 };
 
 static struct mcp_server *find(struct ag_mcp *m, const char *name)
@@ -189,7 +189,7 @@ const char *ag_mcp_log_dir(const struct ag_mcp *m)
 	return m->log_dir;
 }
 
-struct ag_mcp_sessions *ag_mcp_sessions(struct ag_mcp *m)
+struct mcp_sessions *ag_mcp_sessions(struct ag_mcp *m)
 {
 	return m->sessions;
 }
