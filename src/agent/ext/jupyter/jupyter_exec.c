@@ -15,9 +15,11 @@
 #include "lib/timeutil.h"
 
 /* After interrupt_request, how long before SIGINT; after SIGINT, how long
- * before the kernel is given up and killed. */
-#define ASK_GRACE_MS 1000
-#define SIGNAL_GRACE_MS 2000
+ * before the kernel is given up and killed. Killing loses every variable of
+ * the context, so the graces are generous: on a loaded machine a kernel
+ * that has been interrupted took over 2 s to say so. */
+#define ASK_GRACE_MS 2000
+#define SIGNAL_GRACE_MS 5000
 /* The idle status follows the reply within milliseconds; should it never
  * come (dropped by a kernel's full queue), the reply alone ends the wait. */
 #define IDLE_AFTER_REPLY_MS 2000
