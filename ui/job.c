@@ -4,12 +4,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "lib/timeutil.h"
 
 static int add_global(ax_exec_env *e, const char *name, const char *value)
 {
@@ -38,7 +39,7 @@ int ax_exec_env_init(ax_exec_env *e, const ax_globals *g, ax_error *err)
 
 	memset(e, 0, sizeof *e);
 	if (n <= 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot find this executable: %s", strerror(errno));
+		return ax_fail(err, AX_CODE_IO, "cannot find this executable: %s", strerror(errno));
 	path[n] = '\0';
 	e->self = strdup(path);
 	e->globals = calloc(1, sizeof *e->globals);
@@ -64,7 +65,7 @@ int ax_exec_env_init(ax_exec_env *e, const ax_globals *g, ax_error *err)
 		rc |= add_global(e, "--no-color", NULL);
 	if (rc) {
 		ax_exec_env_free(e);
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "out of memory");
+		return ax_fail(err, AX_CODE_IO, "out of memory");
 	}
 	return 0;
 }
@@ -128,7 +129,7 @@ int ax_job_start(const ax_exec_env *e, char *const *words, int n, bool capture, 
 	memset(job, 0, sizeof *job);
 	job->fd = -1;
 	if (capture && pipe2(fds, O_CLOEXEC) < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot create a pipe: %s", strerror(errno));
+		return ax_fail(err, AX_CODE_IO, "cannot create a pipe: %s", strerror(errno));
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
@@ -138,11 +139,11 @@ int ax_job_start(const ax_exec_env *e, char *const *words, int n, bool capture, 
 			close(fds[0]);
 			close(fds[1]);
 		}
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot start a process: %s", strerror(saved));
+		return ax_fail(err, AX_CODE_IO, "cannot start a process: %s", strerror(saved));
 	}
 	if (pid == 0)
 		child_exec(e, words, n, capture ? fds[1] : -1, columns);
-	clock_gettime(CLOCK_MONOTONIC, &job->started);
+	job->started = ax_mono_s();
 	job->pid = pid;
 	if (capture) {
 		close(fds[1]);
@@ -180,51 +181,5 @@ int ax_job_reap(ax_job *job, bool block, int *status)
 
 double ax_job_seconds(const ax_job *job)
 {
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - job->started.tv_sec) + (double)(now.tv_nsec - job->started.tv_nsec) / 1e9;
-}
-
-int ax_job_capture(const ax_exec_env *e, char *const *words, int n, char **out, int *status, ax_error *err)
-{
-	ax_job job;
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-
-	*out = NULL;
-	if (ax_job_start(e, words, n, true, NULL, &job, err) < 0)
-		return -1;
-	for (;;) {
-		struct pollfd p = { job.fd, POLLIN, 0 };
-		ssize_t r;
-
-		if (len + 4096 + 1 > cap) {
-			char *b = realloc(buf, cap = cap ? cap * 2 : 8192);
-
-			if (!b) {
-				free(buf);
-				kill(job.pid, SIGTERM);
-				ax_job_reap(&job, true, status);
-				return ax_fail(err, AX_EXIT_FAILURE, "IO", "out of memory");
-			}
-			buf = b;
-		}
-		r = read(job.fd, buf + len, 4096);
-		if (r > 0) {
-			len += (size_t)r;
-			continue;
-		}
-		if (r == 0)
-			break;
-		if (errno == EAGAIN || errno == EINTR) {
-			poll(&p, 1, 1000);
-			continue;
-		}
-		break;
-	}
-	buf[len] = '\0';
-	ax_job_reap(&job, true, status);
-	*out = buf;
-	return 0;
+	return ax_mono_s() - job->started;
 }

@@ -27,7 +27,7 @@ typedef struct ax_exec_env {
 typedef struct ax_job {
 	pid_t pid;                 /* 0: nothing runs */
 	int fd;                    /* read end of the output pipe, or -1 */
-	struct timespec started;
+	double started;            /* ax_mono_s() */
 } ax_job;
 
 int ax_exec_env_init(ax_exec_env *e, const ax_globals *g, ax_error *err);
@@ -47,8 +47,5 @@ int ax_job_reap(ax_job *job, bool block, int *status);
 
 /* Seconds since the job started. */
 double ax_job_seconds(const ax_job *job);
-
-/* Run WORDS to completion and return their stdout+stderr in *OUT (NUL-terminated). */
-int ax_job_capture(const ax_exec_env *e, char *const *words, int n, char **out, int *status, ax_error *err);
 
 #endif

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/timeutil.h"
+
 void ax_refresh_start(ax_tui *t)
 {
 	int n;
@@ -18,7 +20,7 @@ void ax_refresh_start(ax_tui *t)
 	t->refresher.len = 0;
 	if (ax_job_start(&t->sh->exec, words, n, true, NULL, &t->refresher.job, &err) < 0) {
 		t->refresh_stage = 0;
-		t->next_refresh = ax_now_s() + t->refresh_interval;
+		t->next_refresh = ax_mono_s() + t->refresh_interval;
 		ax_set_str(&t->sh->catalog.error, err.message);
 		return;
 	}
@@ -95,5 +97,5 @@ void ax_refresh_read(ax_tui *t)
 	ax_tui_follow_current(t);
 	if (!t->selected || !t->sh->catalog.current || strcmp(t->selected, t->sh->catalog.current) != 0)
 		ax_tui_sync_selected(t);
-	t->next_refresh = ax_now_s() + t->refresh_interval;
+	t->next_refresh = ax_mono_s() + t->refresh_interval;
 }

@@ -19,7 +19,7 @@ int ax_shell_init(ax_shell *sh, ax_ctx *ctx, ax_error *err)
 	sh->history_path = ax_path_join(ctx->home, "history");
 	if (!sh->history_path) {
 		ax_shell_free(sh);
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "out of memory");
+		return ax_fail(err, AX_CODE_IO, "out of memory");
 	}
 	return 0;
 }
@@ -76,7 +76,7 @@ ax_line_kind ax_shell_classify(ax_shell *sh, const char *line, ax_words *w, ax_e
 		long n = w->n > 1 ? strtol(w->v[1], &end, 10) : 0;
 
 		if (w->n > 2 || (end && (*end || n < 0 || n > 255))) {
-			ax_fail(err, AX_EXIT_USAGE, "USAGE", "usage: %s [STATUS 0-255]", first);
+			ax_fail(err, AX_CODE_USAGE, "usage: %s [STATUS 0-255]", first);
 			ax_words_free(w);
 			return AX_LINE_ERROR;
 		}
@@ -94,12 +94,12 @@ ax_line_kind ax_shell_classify(ax_shell *sh, const char *line, ax_words *w, ax_e
 	if (strcmp(first, "use") == 0) {
 		if (w->n != 2) {
 			ax_words_free(w);
-			ax_fail(err, AX_EXIT_USAGE, "USAGE", "usage: use SANDBOX_ID");
+			ax_fail(err, AX_CODE_USAGE, "usage: use SANDBOX_ID");
 			return AX_LINE_ERROR;
 		}
 		if (prepend(w, session_use, 2, 1) < 0) {
 			ax_words_free(w);
-			ax_fail(err, AX_EXIT_FAILURE, "IO", "out of memory");
+			ax_fail(err, AX_CODE_IO, "out of memory");
 			return AX_LINE_ERROR;
 		}
 	}

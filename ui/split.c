@@ -107,7 +107,7 @@ int ax_split_line(const char *line, bool partial, ax_words *out, ax_error *err)
 				if (!partial) {
 					free(b.s);
 					ax_words_free(out);
-					return ax_fail(err, AX_EXIT_USAGE, "USAGE", "the line ends in a backslash");
+					return ax_fail(err, AX_CODE_USAGE, "the line ends in a backslash");
 				}
 				in_word = true;
 				break;
@@ -123,7 +123,7 @@ int ax_split_line(const char *line, bool partial, ax_words *out, ax_error *err)
 	if (quote && !partial) {
 		free(b.s);
 		ax_words_free(out);
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "unterminated %s quote",
+		return ax_fail(err, AX_CODE_USAGE, "unterminated %s quote",
 			       quote == '"' ? "double" : "single");
 	}
 	out->open_quote = quote;
@@ -134,5 +134,5 @@ int ax_split_line(const char *line, bool partial, ax_words *out, ax_error *err)
 nomem:
 	free(b.s);
 	ax_words_free(out);
-	return ax_fail(err, AX_EXIT_FAILURE, "IO", "out of memory");
+	return ax_fail(err, AX_CODE_IO, "out of memory");
 }

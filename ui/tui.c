@@ -15,14 +15,8 @@
 #include <unistd.h>
 #include <readline/history.h>
 
+#include "lib/timeutil.h"
 
-double ax_now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 void ax_set_str(char **slot, const char *v)
 {
@@ -196,7 +190,7 @@ int ax_shell_tui(ax_shell *sh)
 		if (flags)
 			ax_tui_draw(&t);
 		flags = 0;
-		if (!t.refresh_stage && ax_now_s() >= t.next_refresh)
+		if (!t.refresh_stage && ax_mono_s() >= t.next_refresh)
 			ax_refresh_start(&t);
 		p[0].fd = STDIN_FILENO;
 		p[0].events = POLLIN;
@@ -208,7 +202,7 @@ int ax_shell_tui(ax_shell *sh)
 			p[np].fd = t.refresher.job.fd;
 			p[np++].events = POLLIN;
 		}
-		wait = t.refresh_stage ? 1.0 : t.next_refresh - ax_now_s();
+		wait = t.refresh_stage ? 1.0 : t.next_refresh - ax_mono_s();
 		timeout = wait <= 0 ? 0 : wait > 1.0 ? 1000 : (int)(wait * 1000);
 		if (poll(p, (nfds_t)np, timeout) < 0 && errno != EINTR)
 			break;

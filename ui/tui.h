@@ -59,7 +59,6 @@ typedef struct ax_tui {
 } ax_tui;
 
 /* tui.c */
-double ax_now_s(void);
 void ax_set_str(char **slot, const char *v);
 /* Run a line typed or made by a pane action; returns AX_* flags. */
 int ax_tui_run_line(ax_tui *t, char *line);

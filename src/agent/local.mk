@@ -10,6 +10,7 @@ pkglibexec_PROGRAMS += allox-agent
 AGENT_SHARED_SOURCES = \
 	src/agent/aio/aio_common.c src/agent/aio/aio_common.h \
 	src/agent/aio/aio_id.c \
+	src/agent/core/ag_error.c src/agent/core/ag_error.h \
 	src/agent/core/log.c src/agent/core/log.h \
 	src/agent/core/netwait.c src/agent/core/netwait.h \
 	src/agent/core/proc_spawn.c src/agent/core/proc_spawn.h \
@@ -114,7 +115,7 @@ AGENT_EXT_SOURCES = \
 	$(AGENT_JUPYTER_SOURCES) $(AGENT_BROWSER_SOURCES) $(AGENT_MCP_SOURCES)
 allox_agent_ext_so_SOURCES = $(AGENT_EXT_SOURCES) $(AGENT_SHARED_SOURCES) \
 	src/lib/ax_error.c src/lib/fs.c src/lib/base64.c src/lib/imgsize.c src/lib/mcp_name.c src/lib/secret.c \
-	src/lib/splice_copy.c
+	src/lib/splice_copy.c src/lib/timeutil.c
 allox_agent_ext_so_CFLAGS = $(AM_CFLAGS) -fPIC -fvisibility=hidden $(MHD_CFLAGS) $(ZMQ_CFLAGS) $(CRYPTO_CFLAGS) \
 	$(LWS_CFLAGS) -pthread
 allox_agent_ext_so_LDFLAGS = -shared -Wl,-z,defs

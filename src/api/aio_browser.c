@@ -19,9 +19,9 @@ static int http_failure(const ax_http_response *r, ax_error *err)
 	const char *msg = json_string_value(json_object_get(doc, "message"));
 
 	if (msg)
-		ax_fail(err, AX_EXIT_FAILURE, "AIO", "AIO API error (%ld): %s", r->status, msg);
+		ax_fail(err, AX_CODE_AIO, "AIO API error (%ld): %s", r->status, msg);
 	else
-		ax_fail(err, AX_EXIT_FAILURE, "AIO", "AIO API error (%ld): %.300s", r->status, r->body);
+		ax_fail(err, AX_CODE_AIO, "AIO API error (%ld): %.300s", r->status, r->body);
 	json_decref(doc);
 	return -1;
 }
@@ -46,7 +46,7 @@ int ax_aio_screenshot(ax_http *aio, const char *format, int quality, struct ax_s
 	}
 	if (ax_image_size((const unsigned char *)r.body, r.len, &shot->format, &shot->width, &shot->height) < 0 ||
 	    strcmp(shot->format, want) != 0) {
-		ax_fail(err, AX_EXIT_FAILURE, "AIO", "the screenshot is not a %s image (%zu bytes, Content-Type %s)",
+		ax_fail(err, AX_CODE_AIO, "the screenshot is not a %s image (%zu bytes, Content-Type %s)",
 			strcmp(want, "png") == 0 ? "PNG" : "JPEG", r.len,
 			ax_http_last_header(aio, "Content-Type") ?: "none");
 		goto out;

@@ -14,9 +14,9 @@ int ax_aio_decode(long status, const char *body, size_t len, const char *no_data
 		msg = json_string_value(json_object_get(doc, "detail"));
 	if (status < 200 || status > 299) {
 		if (msg)
-			ax_fail(err, AX_EXIT_FAILURE, "AIO", "AIO API error (%ld): %s", status, msg);
+			ax_fail(err, AX_CODE_AIO, "AIO API error (%ld): %s", status, msg);
 		else
-			ax_fail(err, AX_EXIT_FAILURE, "AIO", "AIO API error (%ld): %.*s", status,
+			ax_fail(err, AX_CODE_AIO, "AIO API error (%ld): %.*s", status,
 				(int)(len > 300 ? 300 : len), body);
 		if (status == 404 && msg && strstr(msg, "not found in configuration"))
 			ax_error_hint(err, "Hint: run `allox-cli aio mcp servers -o json` and use a listed server.");
@@ -24,7 +24,7 @@ int ax_aio_decode(long status, const char *body, size_t len, const char *no_data
 	}
 	d = json_object_get(doc, "data");
 	if (!json_is_object(doc) || json_is_false(json_object_get(doc, "success")) || !d || json_is_null(d)) {
-		ax_fail(err, AX_EXIT_FAILURE, "AIO", "%s", msg && *msg ? msg : no_data_message);
+		ax_fail(err, AX_CODE_AIO, "%s", msg && *msg ? msg : no_data_message);
 		goto out;
 	}
 	*data = json_incref(d);

@@ -6,11 +6,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/timeutil.h"
+
 /* One POST /command: the event decoder plus the caller's deadline and stop flag. */
 typedef struct stream {
 	ax_event_decoder dec;
-	struct timespec deadline;
-	bool has_deadline;
+	int64_t deadline_ms;    /* ax_mono_ms(); 0: none */
 	volatile sig_atomic_t *stop;
 	bool timed_out, interrupted;
 } stream;
@@ -25,20 +26,15 @@ static size_t on_data(char *ptr, size_t n, void *user)
 static int on_progress(void *user, unsigned long long down, long long down_total, unsigned long long up)
 {
 	stream *s = user;
-	struct timespec now;
 
 	(void)down, (void)down_total, (void)up;
 	if (s->stop && *s->stop) {
 		s->interrupted = true;
 		return 1;
 	}
-	if (s->has_deadline) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec > s->deadline.tv_sec ||
-		    (now.tv_sec == s->deadline.tv_sec && now.tv_nsec >= s->deadline.tv_nsec)) {
-			s->timed_out = true;
-			return 1;
-		}
+	if (s->deadline_ms && ax_mono_ms() >= s->deadline_ms) {
+		s->timed_out = true;
+		return 1;
 	}
 	return 0;
 }
@@ -70,16 +66,8 @@ int ax_execd_run(ax_http *execd, const ax_command_run *run, const ax_command_eve
 	memset(&s, 0, sizeof s);
 	ax_event_decoder_init(&s.dec, ev, err);
 	s.stop = run->stop;
-	if (run->timeout_ms > 0) {
-		clock_gettime(CLOCK_MONOTONIC, &s.deadline);
-		s.deadline.tv_sec += run->timeout_ms / 1000;
-		s.deadline.tv_nsec += (run->timeout_ms % 1000) * 1000000L;
-		if (s.deadline.tv_nsec >= 1000000000L) {
-			s.deadline.tv_sec++;
-			s.deadline.tv_nsec -= 1000000000L;
-		}
-		s.has_deadline = true;
-	}
+	if (run->timeout_ms > 0)
+		s.deadline_ms = ax_mono_ms() + run->timeout_ms;
 	body = json_pack("{s:s}", "command", run->command);
 	if (run->cwd)
 		json_object_set_new(body, "cwd", json_string(run->cwd));
@@ -89,7 +77,7 @@ int ax_execd_run(ax_http *execd, const ax_command_run *run, const ax_command_eve
 	payload = json_dumps(body, JSON_COMPACT);
 	json_decref(body);
 	if (!payload)
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	if (ax_http_begin(execd, &call, "POST", "/command", err) < 0) {
 		free(payload);
 		return -1;
@@ -106,7 +94,7 @@ int ax_execd_run(ax_http *execd, const ax_command_run *run, const ax_command_eve
 	err->message[0] = '\0';
 	if (ax_http_perform(&call, &status, err) < 0 && !s.timed_out && !s.interrupted) {
 		if (!err->message[0])
-			ax_fail(err, AX_EXIT_FAILURE, "CONNECTION", "the command stream broke off");
+			ax_fail(err, AX_CODE_CONNECTION, "the command stream broke off");
 		goto out;
 	}
 	if (s.timed_out || s.interrupted) {
@@ -121,7 +109,7 @@ int ax_execd_run(ax_http *execd, const ax_command_run *run, const ax_command_eve
 		json_t *e = json_loadb(s.dec.buf ? s.dec.buf : "", s.dec.len, 0, NULL);
 		const char *msg = json_string_value(json_object_get(e, "message"));
 
-		ax_fail(err, AX_EXIT_FAILURE, "EXECD", "execd error (%ld): %s", status,
+		ax_fail(err, AX_CODE_EXECD, "execd error (%ld): %s", status,
 			msg ? msg : (s.dec.len ? "unexpected answer" : "empty answer"));
 		json_decref(e);
 		goto out;
@@ -131,7 +119,7 @@ int ax_execd_run(ax_http *execd, const ax_command_run *run, const ax_command_eve
 	if (s.dec.failed)
 		goto out;
 	if (!s.dec.terminal) {
-		ax_fail(err, AX_EXIT_FAILURE, "PROTOCOL", "the command's output stream ended without an exit status");
+		ax_fail(err, AX_CODE_PROTOCOL, "the command's output stream ended without an exit status");
 		goto out;
 	}
 	*end = AX_COMMAND_EXITED;

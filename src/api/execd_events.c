@@ -37,7 +37,7 @@ static int handle_event(ax_event_decoder *s, const char *line, size_t len)
 		line += 5, len -= 5;
 	ev = json_loadb(line, len, 0, &jerr);
 	if (!ev) {
-		ax_fail(s->err, AX_EXIT_FAILURE, "PROTOCOL", "execd sent an event that is not JSON: %s", jerr.text);
+		ax_fail(s->err, AX_CODE_PROTOCOL, "execd sent an event that is not JSON: %s", jerr.text);
 		return -1;
 	}
 	type = json_string_value(json_object_get(ev, "type"));
@@ -70,7 +70,7 @@ static int handle_event(ax_event_decoder *s, const char *line, size_t len)
 			/* Not an exit status: the command could not run at all. */
 			const char *ename = json_string_value(json_object_get(json_object_get(ev, "error"), "ename"));
 
-			ax_fail(s->err, AX_EXIT_FAILURE, "EXEC", "%s: %s", ename ? ename : "error",
+			ax_fail(s->err, AX_CODE_EXEC, "%s: %s", ename ? ename : "error",
 				evalue ? evalue : "the command failed");
 			s->failed = true;
 		}
@@ -90,11 +90,11 @@ int ax_event_decoder_feed(ax_event_decoder *s, const char *data, size_t n)
 		while (cap < s->len + n)
 			cap *= 2;
 		if (cap > AX_EVENT_MAX)
-			return ax_fail(s->err, AX_EXIT_FAILURE, "PROTOCOL", "execd sent an event larger than %zu MiB",
+			return ax_fail(s->err, AX_CODE_PROTOCOL, "execd sent an event larger than %zu MiB",
 				       AX_EVENT_MAX >> 20);
 		grown = realloc(s->buf, cap);
 		if (!grown)
-			return ax_fail(s->err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+			return ax_fail(s->err, AX_CODE_NOMEM, "out of memory");
 		s->buf = grown;
 		s->cap = cap;
 	}

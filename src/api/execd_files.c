@@ -44,14 +44,15 @@ int ax_execd_decode_error(long status, const char *body, size_t len, ax_error *e
 		msg = json_string_value(json_object_get(j, "error"));
 	snprintf(fallback, sizeof fallback, "HTTP %ld", status);
 	if (msg && *msg)
-		ax_fail(err, AX_EXIT_FAILURE, code ? code : "HTTP", "Sandbox error [%s]: %.700s", code ? code : fallback,
+		ax_fail(err, AX_CODE_HTTP, "Sandbox error [%s]: %.700s", code ? code : fallback,
 			msg);
 	else if (line)
-		ax_fail(err, AX_EXIT_FAILURE, code ? code : "HTTP", "Sandbox error [%s]: %.*s", code ? code : fallback,
+		ax_fail(err, AX_CODE_HTTP, "Sandbox error [%s]: %.*s", code ? code : fallback,
 			(int)(line > 400 ? 400 : line), body);
 	else
-		ax_fail(err, AX_EXIT_FAILURE, code ? code : "HTTP", "Sandbox error [%s]: empty response",
+		ax_fail(err, AX_CODE_HTTP, "Sandbox error [%s]: empty response",
 			code ? code : fallback);
+	ax_error_peer_code(err, code);
 	json_decref(j);
 	return -1;
 }
@@ -61,7 +62,7 @@ static int stream_failed(ax_http_call *call, const char *what, const char *path,
 {
 	if (call->callback_failed || !call->errbuf[0])
 		return -1;
-	return ax_fail(err, AX_EXIT_FAILURE, "CONNECTION", "%s %s failed: %s", what, path, call->errbuf);
+	return ax_fail(err, AX_CODE_CONNECTION, "%s %s failed: %s", what, path, call->errbuf);
 }
 
 /* "/route?path=<escaped PATH><extra>"; malloc'd. */
@@ -73,7 +74,7 @@ static char *path_query(const char *route, const char *path, const char *extra, 
 		q = NULL;
 	free(e);
 	if (!q)
-		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	return q;
 }
 
@@ -198,7 +199,7 @@ int ax_execd_download(ax_http *h, const char *path, ax_execd_sink sink, void *si
 	}
 	if (ax_http_perform(&call, &status, err) < 0) {
 		if (call.sink_errno)
-			ax_fail(err, AX_EXIT_FAILURE, "IO", "Cannot write %s: %s", x->file_sink->name,
+			ax_fail(err, AX_CODE_IO, "Cannot write %s: %s", x->file_sink->name,
 				strerror(call.sink_errno));
 		else
 			stream_failed(&call, "Download of", path, err);
@@ -268,9 +269,9 @@ static long long on_upload_read(char *buf, size_t want, void *ud)
 	if (n <= 0) {
 		/* Short of the announced size: the file shrank or the disk failed. */
 		if (n < 0)
-			ax_fail(s->err, AX_EXIT_FAILURE, "IO", "cannot read local file: %s", strerror(errno));
+			ax_fail(s->err, AX_CODE_IO, "cannot read local file: %s", strerror(errno));
 		else
-			ax_fail(s->err, AX_EXIT_FAILURE, "IO", "local file shrank while it was being uploaded");
+			ax_fail(s->err, AX_CODE_IO, "local file shrank while it was being uploaded");
 		s->call->callback_failed = true;
 		return -1;
 	}
@@ -364,7 +365,7 @@ int ax_execd_upload(ax_http *h, const char *path, int mode, const ax_execd_sourc
 	s.src = src;
 	s.err = err;
 	if (upload_form(path, mode, &s) < 0) {
-		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		ax_fail(err, AX_CODE_NOMEM, "out of memory");
 		goto out;
 	}
 	t = (tick_state){ .call = &call, .x = x, .err = err, .upload = true, .upload_size = src->size };
@@ -424,7 +425,7 @@ static json_t *decode_json(const char *what, const char *body, size_t len, ax_er
 	json_t *doc = json_loadb(body, len, 0, &jerr);
 
 	if (!doc)
-		ax_fail(err, AX_EXIT_FAILURE, "PROTOCOL", "execd %s answered invalid JSON: %s", what, jerr.text);
+		ax_fail(err, AX_CODE_PROTOCOL, "execd %s answered invalid JSON: %s", what, jerr.text);
 	return doc;
 }
 
@@ -456,7 +457,7 @@ int ax_execd_decode_info(const char *body, size_t len, const char *path, json_t 
 	}
 	if (!json_is_object(entry)) {
 		json_decref(map);
-		return ax_fail(err, AX_EXIT_FAILURE, "PROTOCOL", "execd's file info has no entry for %s", path);
+		return ax_fail(err, AX_CODE_PROTOCOL, "execd's file info has no entry for %s", path);
 	}
 	if (!json_is_string(json_object_get(entry, "path")))
 		json_object_set_new(entry, "path", json_string(path));
@@ -499,7 +500,7 @@ int ax_execd_decode_list(const char *body, size_t len, const char *path, json_t 
 	if (!json_is_array(*entries)) {
 		json_decref(*entries);
 		*entries = NULL;
-		return ax_fail(err, AX_EXIT_FAILURE, "PROTOCOL", "execd's listing of %s is not an array", path);
+		return ax_fail(err, AX_CODE_PROTOCOL, "execd's listing of %s is not an array", path);
 	}
 	return 0;
 }

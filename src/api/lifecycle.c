@@ -31,7 +31,7 @@ static int open_url(ax_lifecycle *lc, const char *domain, const char *protocol, 
 	else
 		rc = asprintf(&base, "%s://%.*s/v1", protocol, (int)n, domain);
 	if (rc < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	rc = ax_http_init(&lc->http, base, NULL, timeout, err);
 	lc->display = base;
 	return rc;
@@ -49,7 +49,7 @@ int ax_lc_open(ax_lifecycle *lc, const ax_config *cfg, const char *home, bool ve
 		char *sock = ax_local_socket_path(home);
 
 		if (!sock)
-			return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+			return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 		int conn;
 
 		lc->local = true;
@@ -133,7 +133,7 @@ int ax_lc_get_sandbox(ax_lifecycle *lc, const char *id, json_t **out, ax_error *
 	*out = NULL;
 	if (!eid || asprintf(&path, "/sandboxes/%s", eid) < 0) {
 		free(eid);
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	}
 	free(eid);
 	rc = ax_lc_call(lc, "GET", path, NULL, 200, out, err);
@@ -152,7 +152,7 @@ int ax_lc_endpoint(ax_lifecycle *lc, const char *id, int port, char **url, json_
 	if (headers)
 		*headers = NULL;
 	if (!eid)
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	snprintf(path, sizeof path, "/sandboxes/%s/endpoints/%d%s", eid, port,
 		 lc->use_server_proxy ? "?use_server_proxy=true" : "");
 	free(eid);

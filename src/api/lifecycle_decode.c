@@ -16,13 +16,13 @@ static int server_error(long status, const char *body, size_t len, ax_error *err
 	if (code && !*code)
 		code = NULL;
 	if (code || msg) {
-		rc = ax_fail(err, AX_EXIT_FAILURE, code ? code : "HTTP", "Sandbox error [%s]: %s", code ? code : "HTTP",
-			     msg ? msg : "(no message)");
+		rc = ax_fail(err, AX_CODE_HTTP, "Sandbox error [%s]: %s", code ? code : "HTTP", msg ? msg : "(no message)");
+		ax_error_peer_code(err, code);
 	} else if (len) {
-		rc = ax_fail(err, AX_EXIT_FAILURE, "HTTP", "Sandbox error [HTTP %ld]: %.*s", status,
+		rc = ax_fail(err, AX_CODE_HTTP, "Sandbox error [HTTP %ld]: %.*s", status,
 			     (int)(len > 400 ? 400 : len), body);
 	} else {
-		rc = ax_fail(err, AX_EXIT_FAILURE, "HTTP", "Sandbox error [HTTP %ld]: empty response", status);
+		rc = ax_fail(err, AX_CODE_HTTP, "Sandbox error [HTTP %ld]: empty response", status);
 	}
 	json_decref(doc);
 	return rc;
@@ -41,7 +41,7 @@ int ax_lc_decode_answer(const char *method, const char *path, long expect, long 
 		return 0;
 	*out = json_loadb(body, len, 0, &jerr);
 	if (!*out)
-		return ax_fail(err, AX_EXIT_FAILURE, "PROTOCOL", "%s %s: invalid JSON from the server: %s", method, path,
+		return ax_fail(err, AX_CODE_PROTOCOL, "%s %s: invalid JSON from the server: %s", method, path,
 			       jerr.text);
 	return 0;
 }
@@ -55,7 +55,7 @@ int ax_lc_decode_page(const json_t *doc, const char *collection, int page, json_
 
 	*more = false;
 	if (!json_is_array(items))
-		return ax_fail(err, AX_EXIT_FAILURE, "PROTOCOL", "GET %s: the server's answer has no items", collection);
+		return ax_fail(err, AX_CODE_PROTOCOL, "GET %s: the server's answer has no items", collection);
 	json_array_foreach(items, i, item)
 		json_array_append(all, (json_t *)item);
 	/* Trust hasNextPage only as far as totalPages (required by the spec)
@@ -75,10 +75,10 @@ int ax_lc_decode_endpoint(const json_t *doc, int port, char **url, json_t **head
 	if (headers)
 		*headers = NULL;
 	if (!ep || !*ep)
-		return ax_fail(err, AX_EXIT_FAILURE, "PROTOCOL", "the server returned no endpoint for port %d", port);
+		return ax_fail(err, AX_CODE_PROTOCOL, "the server returned no endpoint for port %d", port);
 	if (asprintf(url, "http://%s", ep) < 0) {
 		*url = NULL;
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	}
 	if (headers)
 		*headers = json_is_object(h) ? json_incref((json_t *)h) : json_object();

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "lib/fs.h"
+#include "lib/timeutil.h"
 
 extern char **environ;
 
@@ -97,15 +98,15 @@ static char *find_engine(void)
 int ax_local_engine_ensure(const char *home, bool verbose, int *conn, ax_error *err)
 {
 	char *sock = ax_local_socket_path(home), *engine = NULL;
-	struct timespec start, now;
+	int64_t start;
 	pid_t pid;
 	int status, rc, fd;
 
 	*conn = -1;
 	if (!sock)
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	if (strlen(sock) >= sizeof ((struct sockaddr_un *)0)->sun_path) {
-		rc = ax_fail(err, AX_EXIT_FAILURE, "ENGINE", "ALLOX_HOME is too long for a unix socket path: %s", sock);
+		rc = ax_fail(err, AX_CODE_ENGINE, "ALLOX_HOME is too long for a unix socket path: %s", sock);
 		free(sock);
 		return rc;
 	}
@@ -117,7 +118,7 @@ int ax_local_engine_ensure(const char *home, bool verbose, int *conn, ax_error *
 	engine = find_engine();
 	if (!engine) {
 		free(sock);
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	}
 	{
 		/* The engine daemonises itself and exits once it listens (or another one already does). */
@@ -128,13 +129,13 @@ int ax_local_engine_ensure(const char *home, bool verbose, int *conn, ax_error *
 		rc = posix_spawnp(&pid, engine, NULL, NULL, argv, environ);
 	}
 	if (rc != 0) {
-		ax_fail(err, AX_EXIT_FAILURE, "ENGINE", "cannot start the local engine %s: %s", engine, strerror(rc));
+		ax_fail(err, AX_CODE_ENGINE, "cannot start the local engine %s: %s", engine, strerror(rc));
 		ax_error_hint(err, "Set ALLOX_ENGINE to the allox-engine binary, or connection.domain to a server.");
 		goto out;
 	}
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	clock_gettime(CLOCK_MONOTONIC, &start);
+	start = ax_mono_ms();
 	rc = -1;
 	for (;;) {
 		fd = local_connect(sock);
@@ -142,9 +143,8 @@ int ax_local_engine_ensure(const char *home, bool verbose, int *conn, ax_error *
 			rc = keep_connection(fd, conn);
 			break;
 		}
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec - start.tv_sec >= 10) {
-			ax_fail(err, AX_EXIT_FAILURE, "ENGINE", "the local engine did not start (exit status %d)",
+		if (ax_mono_ms() - start >= 10000) {
+			ax_fail(err, AX_CODE_ENGINE, "the local engine did not start (exit status %d)",
 				WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 			ax_error_hint(err, "See %s/engine.log.", home);
 			break;

@@ -58,7 +58,7 @@ static int unknown_server(const char *server, const json_t *names, ax_error *err
 	char list[1024];
 
 	join(names, list, sizeof list);
-	return ax_fail(err, AX_EXIT_FAILURE, "MCP_UNKNOWN_SERVER", "MCP server '%s' not found. Servers: %s", server, list);
+	return ax_fail(err, AX_CODE_MCP_UNKNOWN_SERVER, "MCP server '%s' not found. Servers: %s", server, list);
 }
 
 static int unknown_tool(const char *server, const char *tool, const json_t *tools, ax_error *err)
@@ -66,7 +66,7 @@ static int unknown_tool(const char *server, const char *tool, const json_t *tool
 	char list[2048];
 
 	join(tools, list, sizeof list);
-	return ax_fail(err, AX_EXIT_FAILURE, "MCP_UNKNOWN_TOOL", "MCP tool '%s' not found on server '%s'. Tools: %s", tool,
+	return ax_fail(err, AX_CODE_MCP_UNKNOWN_TOOL, "MCP tool '%s' not found on server '%s'. Tools: %s", tool,
 		       server, list);
 }
 
@@ -85,13 +85,13 @@ int ax_mcp_decode_bridge(long status, const char *body, size_t len, json_t **dat
 		rc = 1;
 	} else if (status < 200 || status > 299) {
 		if (msg)
-			ax_fail(err, AX_EXIT_FAILURE, "AIO", "AIO API error (%ld): %.600s", status, msg);
+			ax_fail(err, AX_CODE_AIO, "AIO API error (%ld): %.600s", status, msg);
 		else
-			ax_fail(err, AX_EXIT_FAILURE, "AIO", "AIO API error (%ld): %.*s", status,
+			ax_fail(err, AX_CODE_AIO, "AIO API error (%ld): %.*s", status,
 				(int)(len > 600 ? 600 : len), body);
 	} else if (!json_is_object(parsed) || json_is_false(json_object_get(parsed, "success")) ||
 		   !(d = json_object_get(parsed, "data")) || json_is_null(d)) {
-		ax_fail(err, AX_EXIT_FAILURE, "AIO", "%s", msg && *msg ? msg : "MCP bridge returned no data");
+		ax_fail(err, AX_CODE_AIO, "%s", msg && *msg ? msg : "MCP bridge returned no data");
 	} else {
 		*data = json_incref(d);
 		if (doc)
@@ -216,7 +216,7 @@ static int bridge_servers(ax_mcp *m, json_t **names, ax_error *err)
 			json_decref(*names);
 			json_decref(doc);
 			*names = NULL;
-			return ax_fail(err, AX_EXIT_FAILURE, "AIO", "MCP bridge: the server list is not an array");
+			return ax_fail(err, AX_CODE_AIO, "MCP bridge: the server list is not an array");
 		}
 		json_decref(m->details);
 		m->details = json_incref(json_object_get(doc, "detail"));
@@ -284,13 +284,13 @@ int ax_mcp_tools(ax_mcp *m, const char *server, json_t **tools, ax_error *err)
 		char *path = tool_path(server, NULL, 0);
 
 		if (!path)
-			return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+			return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 		rc = bridge(m, "GET", path, NULL, &data, NULL, err);
 		free(path);
 		if (rc == 0) {
 			*tools = json_incref(json_object_get(data, "tools"));
 			json_decref(data);
-			return json_is_array(*tools) ? 0 : ax_fail(err, AX_EXIT_FAILURE, "AIO", "MCP bridge: no tool list");
+			return json_is_array(*tools) ? 0 : ax_fail(err, AX_CODE_AIO, "MCP bridge: no tool list");
 		}
 		if (rc < 0)
 			return -1;
@@ -298,7 +298,7 @@ int ax_mcp_tools(ax_mcp *m, const char *server, json_t **tools, ax_error *err)
 		if (rc < 0)
 			return -1;
 		if (rc == 0)
-			return ax_fail(err, AX_EXIT_FAILURE, "AIO", "AIO API error (404): no tools for MCP server '%s'", server);
+			return ax_fail(err, AX_CODE_AIO, "AIO API error (404): no tools for MCP server '%s'", server);
 	}
 	if (hub_open(m, err) < 0)
 		return -1;
@@ -363,7 +363,7 @@ int ax_mcp_call(ax_mcp *m, const char *server, const char *tool, const json_t *a
 		char *path = tool_path(server, tool, m->call_timeout_s);
 
 		if (!path)
-			return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+			return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 		rc = bridge(m, "POST", path, args, result, NULL, err);
 		free(path);
 		if (rc <= 0)
@@ -378,7 +378,7 @@ int ax_mcp_call(ax_mcp *m, const char *server, const char *tool, const json_t *a
 			if (!contains(tools, tool))
 				rc = unknown_tool(server, tool, tools, err);
 			else
-				rc = ax_fail(err, AX_EXIT_FAILURE, "AIO", "AIO API error (404): MCP tool '%s/%s'", server, tool);
+				rc = ax_fail(err, AX_CODE_AIO, "AIO API error (404): MCP tool '%s/%s'", server, tool);
 			json_decref(tools);
 			return rc;
 		}

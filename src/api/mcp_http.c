@@ -112,9 +112,9 @@ int ax_mcp_decode_reply(const char *path, long status, const char *content_type,
 		const char *m = json_string_value(json_object_get(json_object_get(doc, "error"), "message"));
 
 		if (m)
-			ax_fail(err, AX_EXIT_FAILURE, "MCP", "MCP endpoint %s: HTTP %ld: %.300s", path, status, m);
+			ax_fail(err, AX_CODE_MCP, "MCP endpoint %s: HTTP %ld: %.300s", path, status, m);
 		else
-			ax_fail(err, AX_EXIT_FAILURE, "MCP", "MCP endpoint %s: HTTP %ld: %.*s", path, status,
+			ax_fail(err, AX_CODE_MCP, "MCP endpoint %s: HTTP %ld: %.*s", path, status,
 				(int)(len > 300 ? 300 : len), body);
 		json_decref(doc);
 		return -1;
@@ -129,15 +129,15 @@ int ax_mcp_decode_result(const char *path, const char *method, long status, cons
 
 	*result = NULL;
 	if (status != 200 || !json_is_object(reply))
-		return ax_fail(err, AX_EXIT_FAILURE, "MCP", "MCP endpoint %s: no reply to %s (HTTP %ld)", path, method,
+		return ax_fail(err, AX_CODE_MCP, "MCP endpoint %s: no reply to %s (HTTP %ld)", path, method,
 			       status);
 	e = json_object_get(reply, "error");
 	if (e)
-		return ax_fail(err, AX_EXIT_FAILURE, "MCP", "MCP error %lld: %s",
+		return ax_fail(err, AX_CODE_MCP, "MCP error %lld: %s",
 			       (long long)json_integer_value(json_object_get(e, "code")),
 			       json_string_value(json_object_get(e, "message")) ?: "");
 	if (!json_is_object(json_object_get(reply, "result")))
-		return ax_fail(err, AX_EXIT_FAILURE, "MCP", "MCP endpoint %s: the reply to %s has no result", path,
+		return ax_fail(err, AX_CODE_MCP, "MCP endpoint %s: the reply to %s has no result", path,
 			       method);
 	*result = json_incref(json_object_get(reply, "result"));
 	return 0;

@@ -30,14 +30,14 @@ void ax_runtime_explain(ax_lifecycle *lc, const char *id, ax_error *err)
 	const json_t *st;
 	const char *state, *msg;
 
-	if (!lc || !id || !err || strcmp(err->code, "CONNECTION") != 0)
+	if (!lc || !id || !err || err->code != AX_CODE_CONNECTION)
 		return;
 	if (ax_lc_get_sandbox(lc, id, &s, &gerr) == 0) {
 		st = json_object_get(s, "status");
 		state = json_string_value(json_object_get(st, "state"));
 		msg = json_string_value(json_object_get(st, "message"));
 		if (state && strcmp(state, "Running") != 0)
-			ax_fail(err, AX_EXIT_FAILURE, "SANDBOX_NOT_RUNNING", "sandbox %s is %s%s%.600s", id, state,
+			ax_fail(err, AX_CODE_SANDBOX_NOT_RUNNING, "sandbox %s is %s%s%.600s", id, state,
 				msg && *msg ? ": " : "", msg && *msg ? msg : "");
 	}
 	json_decref(s);

@@ -5,6 +5,7 @@
 
 #include "config.h"
 #include "cli/parse.h"
+#include "lib/ax_error.h"
 
 static json_t *string_or_null(const char *s)
 {
@@ -109,6 +110,18 @@ static json_t *config_keys_json(void)
 	return list;
 }
 
+/* The codes of -o json errors with their exit statuses, for the docs check. */
+static json_t *error_codes_json(void)
+{
+	json_t *list = json_array();
+	int c;
+
+	for (c = AX_CODE_NONE + 1; c < AX_CODE_COUNT; c++)
+		json_array_append_new(list, json_pack("{s:s, s:i}", "code", ax_code_name((ax_code)c), "exit",
+						      ax_code_exit((ax_code)c)));
+	return list;
+}
+
 json_t *ax_commands_json(const ax_registry *r)
 {
 	const ax_group_spec *const *g;
@@ -123,7 +136,7 @@ json_t *ax_commands_json(const ax_registry *r)
 		json_array_append_new(groups, json_pack("{s:s, s:s, s:o}", "name", (*g)->name, "summary", (*g)->summary,
 							"verbs", verbs));
 	}
-	return json_pack("{s:s, s:s, s:o, s:o, s:o}", "program", "allox-cli", "version", PACKAGE_VERSION,
+	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o}", "program", "allox-cli", "version", PACKAGE_VERSION,
 			 "global_options", options_json(ax_global_options()), "groups", groups, "config_keys",
-			 config_keys_json());
+			 config_keys_json(), "error_codes", error_codes_json());
 }

@@ -88,7 +88,7 @@ static char *allox_home(void)
 static void print_error(const ax_error *err, ax_format format, const ax_command_spec *cmd, const char *usage_group)
 {
 	if (format == AX_FMT_JSON) {
-		json_t *e = json_pack("{s:{s:s, s:s}}", "error", "message", err->message, "code", err->code);
+		json_t *e = json_pack("{s:{s:s, s:s}}", "error", "message", err->message, "code", ax_error_code_name(err));
 
 		if (err->hint[0])
 			json_object_set_new(json_object_get(e, "error"), "hint", json_string(err->hint));
@@ -164,7 +164,22 @@ static size_t list_groups(const char **names, size_t max)
 	return n;
 }
 
-static int unknown_group(const char *word)
+/* The format a command line asks for when it fails before a command parses
+ * it (an unknown global option, group or verb): `-o json` anywhere before
+ * "--" still gets its error as JSON. */
+static ax_format format_asked(int argc, char **argv)
+{
+	int i;
+
+	for (i = 0; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "-ojson") == 0 || strcmp(argv[i], "--output=json") == 0 ||
+		    ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) && i + 1 < argc &&
+		     strcmp(argv[i + 1], "json") == 0))
+			return AX_FMT_JSON;
+	return AX_FMT_TABLE;
+}
+
+static int unknown_group(const char *word, ax_format format)
 {
 	const char *group_names[16];
 	ax_error err;
@@ -172,14 +187,14 @@ static int unknown_group(const char *word)
 	const char *hint = ax_suggest(word, group_names, n);
 
 	if (hint)
-		ax_fail(&err, AX_EXIT_USAGE, "USAGE", "unknown command '%s' (did you mean '%s'?)", word, hint);
+		ax_fail(&err, AX_CODE_USAGE, "unknown command '%s' (did you mean '%s'?)", word, hint);
 	else
-		ax_fail(&err, AX_EXIT_USAGE, "USAGE", "unknown command '%s'", word);
-	print_error(&err, AX_FMT_TABLE, NULL, NULL);
+		ax_fail(&err, AX_CODE_USAGE, "unknown command '%s'", word);
+	print_error(&err, format, NULL, NULL);
 	return AX_EXIT_USAGE;
 }
 
-static int unknown_verb(const ax_group_spec *g, const char *word)
+static int unknown_verb(const ax_group_spec *g, const char *word, ax_format format)
 {
 	const char *names[64];
 	const ax_command_spec *const *c;
@@ -191,11 +206,11 @@ static int unknown_verb(const ax_group_spec *g, const char *word)
 		names[n++] = (*c)->name;
 	hint = ax_suggest(word, names, n);
 	if (hint)
-		ax_fail(&err, AX_EXIT_USAGE, "USAGE", "unknown verb '%s' for '%s' (did you mean '%s'?)", word,
+		ax_fail(&err, AX_CODE_USAGE, "unknown verb '%s' for '%s' (did you mean '%s'?)", word,
 			g->name, hint);
 	else
-		ax_fail(&err, AX_EXIT_USAGE, "USAGE", "unknown verb '%s' for '%s'", word, g->name);
-	print_error(&err, AX_FMT_TABLE, NULL, g->name);
+		ax_fail(&err, AX_CODE_USAGE, "unknown verb '%s' for '%s'", word, g->name);
+	print_error(&err, format, NULL, g->name);
 	return AX_EXIT_USAGE;
 }
 
@@ -212,14 +227,14 @@ static int help_command(int argc, char **argv)
 	}
 	g = ax_registry_group(&registry, argv[0]);
 	if (!g)
-		return unknown_group(argv[0]);
+		return unknown_group(argv[0], AX_FMT_TABLE);
 	c = ax_group_verb(g, argc - 1, argv + 1, &words);
 	if (argc == 1 && (!c || c->name[0])) {
 		ax_help_group(stdout, prog, g);
 		return finish_stdout();
 	}
 	if (!c)
-		return unknown_verb(g, argv[1]);
+		return unknown_verb(g, argv[1], AX_FMT_TABLE);
 	ax_help_command(stdout, prog, c);
 	return finish_stdout();
 }
@@ -260,7 +275,7 @@ static int run_command(const ax_command_spec *cmd, int argc, char **argv, const 
 	ctx.registry = &registry;
 	status = -1;
 	if (!home) {
-		ax_fail(&err, AX_EXIT_FAILURE, "IO", "out of memory");
+		ax_fail(&err, AX_CODE_IO, "out of memory");
 		goto out;
 	}
 	if (!(cmd->flags & AX_CMD_NO_CONFIG)) {
@@ -325,7 +340,7 @@ int main(int argc, char **argv)
 	argv++;
 	ax_error_clear(&err);
 	if (ax_globals_parse(argc, argv, &g, &used, &err) < 0) {
-		print_error(&err, AX_FMT_TABLE, NULL, NULL);
+		print_error(&err, format_asked(argc, argv), NULL, NULL);
 		return AX_EXIT_USAGE;
 	}
 	argc -= used;
@@ -348,14 +363,14 @@ int main(int argc, char **argv)
 		return hidden_command(&g, argc, argv);
 	group = ax_registry_group(&registry, argv[0]);
 	if (!group)
-		return unknown_group(argv[0]);
+		return unknown_group(argv[0], format_asked(argc, argv));
 	cmd = ax_group_verb(group, argc - 1, argv + 1, &words);
 	if (!cmd) {
 		if (argc == 1 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || g.help) {
 			ax_help_group(stdout, prog, group);
 			return finish_stdout();
 		}
-		return unknown_verb(group, argv[1]);
+		return unknown_verb(group, argv[1], format_asked(argc, argv));
 	}
 	if (g.help) {
 		ax_help_command(stdout, prog, cmd);

@@ -48,8 +48,8 @@ static int unknown_option(const ax_option_spec *opts, const char *token, bool ha
 	snprintf(word, sizeof word, "%.*s", (int)(len < 120 ? len : 120), token);
 	hint = strncmp(word, "--", 2) == 0 ? ax_suggest(word, names, n) : NULL;
 	if (hint)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "unknown option '%s' (did you mean '%s'?)", word, hint);
-	return ax_fail(err, AX_EXIT_USAGE, "USAGE", "unknown option '%s'", word);
+		return ax_fail(err, AX_CODE_USAGE, "unknown option '%s' (did you mean '%s'?)", word, hint);
+	return ax_fail(err, AX_CODE_USAGE, "unknown option '%s'", word);
 }
 
 static void store(json_t *opts, const ax_option_spec *o, json_t *v)
@@ -80,13 +80,13 @@ static int take_option(const ax_option_spec *o, const char *inline_val, int argc
 
 	if (o->kind == AX_VAL_NONE) {
 		if (inline_val)
-			return ax_fail(err, AX_EXIT_USAGE, "USAGE", "option --%s takes no value", o->name);
+			return ax_fail(err, AX_CODE_USAGE, "option --%s takes no value", o->name);
 		store(opts, o, json_true());
 		return 0;
 	}
 	if (!value) {
 		if (*i + 1 >= argc)
-			return ax_fail(err, AX_EXIT_USAGE, "USAGE", "option --%s requires a value (%s)", o->name,
+			return ax_fail(err, AX_CODE_USAGE, "option --%s requires a value (%s)", o->name,
 				       o->metavar ? o->metavar : "VALUE");
 		value = argv[++*i];
 	}
@@ -99,7 +99,7 @@ static int take_option(const ax_option_spec *o, const char *inline_val, int argc
 			val = json_string(eq + 1);
 		} else {
 			if (*i + 1 >= argc)
-				return ax_fail(err, AX_EXIT_USAGE, "USAGE",
+				return ax_fail(err, AX_CODE_USAGE,
 					       "option --%s requires KEY=VALUE or KEY VALUE", o->name);
 			k = json_string(value);
 			val = json_string(argv[++*i]);
@@ -107,7 +107,7 @@ static int take_option(const ax_option_spec *o, const char *inline_val, int argc
 		if (!k || !val || !json_string_length(k)) {
 			json_decref(k);
 			json_decref(val);
-			return ax_fail(err, AX_EXIT_USAGE, "USAGE", "invalid KEY=VALUE for --%s: '%s'", o->name, value);
+			return ax_fail(err, AX_CODE_USAGE, "invalid KEY=VALUE for --%s: '%s'", o->name, value);
 		}
 		store(opts, o, json_pack("[oo]", k, val));
 		return 0;
@@ -134,13 +134,13 @@ static int take_format(const ax_command_spec *cmd, const char *value, ax_args *o
 		if (cmd->formats & all[i])
 			off += (size_t)snprintf(allowed + off, sizeof allowed - off, "%s%s", off ? ", " : "",
 						ax_format_name(all[i]));
-	return ax_fail(err, AX_EXIT_USAGE, "USAGE", "invalid value '%s' for -o/--output: choose from %s",
+	return ax_fail(err, AX_CODE_USAGE, "invalid value '%s' for -o/--output: choose from %s",
 		       value, allowed);
 }
 
 static int missing_format(ax_error *err)
 {
-	return ax_fail(err, AX_EXIT_USAGE, "USAGE", "option -o/--output requires a value (table, json, yaml or raw)");
+	return ax_fail(err, AX_CODE_USAGE, "option -o/--output requires a value (table, json, yaml or raw)");
 }
 
 static int assign_positionals(const ax_command_spec *cmd, json_t *given, ax_args *out, ax_error *err)
@@ -161,13 +161,13 @@ static int assign_positionals(const ax_command_spec *cmd, json_t *given, ax_args
 		for (p = cmd->positionals; p && p->name; p++)
 			if (p->arity != AX_POS_OPTIONAL) {
 				if (n == 0)
-					return ax_fail(err, AX_EXIT_USAGE, "USAGE", "missing argument %s", p->name);
+					return ax_fail(err, AX_CODE_USAGE, "missing argument %s", p->name);
 				n--;
 			}
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "missing argument");
+		return ax_fail(err, AX_CODE_USAGE, "missing argument");
 	}
 	if (!variadic && n > required + optional)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "unexpected argument '%s'",
+		return ax_fail(err, AX_CODE_USAGE, "unexpected argument '%s'",
 			       json_string_value(json_array_get(given, required + optional)));
 	extra = n - required - (variadic ? 1 : 0);
 	for (p = cmd->positionals; p && p->name; p++) {
@@ -210,7 +210,7 @@ static int take_token(parse_state *st, ax_args *out, ax_error *err)
 		json_t *s = json_string(t);
 
 		if (!s)
-			return ax_fail(err, AX_EXIT_USAGE, "USAGE", "argument %d is not valid UTF-8", st->i + 1);
+			return ax_fail(err, AX_CODE_USAGE, "argument %d is not valid UTF-8", st->i + 1);
 		json_array_append_new(st->given, s);
 		if (cmd->flags & AX_CMD_OPTIONS_FIRST)
 			st->options_done = true;
@@ -259,7 +259,7 @@ static int check_required(const ax_command_spec *cmd, const ax_args *a, ax_error
 		const json_t *v = json_object_get(a->opts, o->name);
 
 		if (o->required && (!v || (json_is_string(v) && !json_string_length(v))))
-			return ax_fail(err, AX_EXIT_USAGE, "USAGE", "missing option --%s %s", o->name,
+			return ax_fail(err, AX_CODE_USAGE, "missing option --%s %s", o->name,
 				       o->metavar ? o->metavar : "VALUE");
 	}
 	return 0;
@@ -378,7 +378,7 @@ int ax_globals_parse(int argc, char **argv, ax_globals *g, int *consumed, ax_err
 		} else {
 			o = find_short(spec, t[1]);
 			if (!o || t[2]) {
-				ax_fail(err, AX_EXIT_USAGE, "USAGE", "unknown option '%s'", t);
+				ax_fail(err, AX_CODE_USAGE, "unknown option '%s'", t);
 				goto fail;
 			}
 		}

@@ -42,7 +42,7 @@ static int connect_runtime(ax_ctx *ctx, ax_target *t, ax_error *err)
 	if (!aio)
 		return -1;
 	snprintf(cause, sizeof cause, "%s", err->message);
-	ax_fail(err, AX_EXIT_FAILURE, "AIO_CONNECT", "Failed to connect to AIO sandbox '%s': %.600s", t->sandbox_id,
+	ax_fail(err, AX_CODE_AIO_CONNECT, "Failed to connect to AIO sandbox '%s': %.600s", t->sandbox_id,
 		cause);
 	ax_error_hint(err, "Check the endpoint with: allox-cli sandbox endpoint %s", t->sandbox_id);
 	return -1;

@@ -76,11 +76,11 @@ static int check_range(const ax_option_spec *o, long long n, ax_error *err)
 	bool has_hi = o->max && bound_number(o, o->max, &hi) == 0;
 
 	if (has_lo && has_hi && (n < lo || n > hi))
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "--%s must be from %s to %s", o->name, o->min, o->max);
+		return ax_fail(err, AX_CODE_USAGE, "--%s must be from %s to %s", o->name, o->min, o->max);
 	if (has_lo && n < lo)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "--%s must be at least %s", o->name, o->min);
+		return ax_fail(err, AX_CODE_USAGE, "--%s must be at least %s", o->name, o->min);
 	if (has_hi && n > hi)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "--%s must be at most %s", o->name, o->max);
+		return ax_fail(err, AX_CODE_USAGE, "--%s must be at most %s", o->name, o->max);
 	return 0;
 }
 
@@ -112,7 +112,7 @@ static int check_limit(const ax_option_spec *o, const char *value, ax_error *err
 		if (limits[i].kind == o->kind) {
 			if (strlen(value) <= 32 && ax_limit_parse(limits[i].limit, value, &n, &why) == 0)
 				return 0;
-			return ax_fail(err, AX_EXIT_USAGE, "USAGE", "invalid value '%s' for --%s: %s", value, o->name, why);
+			return ax_fail(err, AX_CODE_USAGE, "invalid value '%s' for --%s: %s", value, o->name, why);
 		}
 	return 0;
 }
@@ -125,9 +125,9 @@ static int check_json_object(const ax_option_spec *o, const char *value, ax_erro
 
 	json_decref(v);
 	if (!v)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "Invalid JSON for --%s: %s", o->name, je.text);
+		return ax_fail(err, AX_CODE_USAGE, "Invalid JSON for --%s: %s", o->name, je.text);
 	if (!object)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "--%s must be a JSON object", o->name);
+		return ax_fail(err, AX_CODE_USAGE, "--%s must be a JSON object", o->name);
 	return 0;
 }
 
@@ -151,7 +151,7 @@ static int check_text(const ax_option_spec *o, const char *value, ax_error *err)
 		return check_limit(o, value, err);
 	case AX_VAL_MODE:
 		if (ax_mode_parse(value, &mode) < 0)
-			return ax_fail(err, AX_EXIT_USAGE, "USAGE",
+			return ax_fail(err, AX_CODE_USAGE,
 				       "Invalid value for '--%s': must be an octal permission such as 644, 0755, or 0o600",
 				       o->name);
 		return 0;
@@ -161,7 +161,7 @@ static int check_text(const ax_option_spec *o, const char *value, ax_error *err)
 		/* Bytes pass through untouched: only UTF-8 text is what they are. */
 		if (strcasecmp(value, "utf-8") == 0 || strcasecmp(value, "utf8") == 0)
 			return 0;
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE",
+		return ax_fail(err, AX_CODE_USAGE,
 			       "Invalid value for '--%s': unsupported encoding '%s' (only utf-8)", o->name, value);
 	default:
 		return 0;
@@ -177,7 +177,7 @@ json_t *ax_value_parse(const ax_option_spec *o, const char *value, ax_error *err
 
 	if (o->kind == AX_VAL_INT || o->kind == AX_VAL_PIDS) {
 		if (parse_int(value, &n) < 0) {
-			ax_fail(err, AX_EXIT_USAGE, "USAGE", "invalid value '%s' for --%s: expected an integer", value,
+			ax_fail(err, AX_CODE_USAGE, "invalid value '%s' for --%s: expected an integer", value,
 				o->name);
 			return NULL;
 		}
@@ -190,13 +190,13 @@ json_t *ax_value_parse(const ax_option_spec *o, const char *value, ax_error *err
 			if (strcmp(*c, value) == 0)
 				return json_string(value);
 		choices_text(o->choices, buf, sizeof buf);
-		ax_fail(err, AX_EXIT_USAGE, "USAGE", "invalid value '%s' for --%s: choose from %s", value, o->name, buf);
+		ax_fail(err, AX_CODE_USAGE, "invalid value '%s' for --%s: choose from %s", value, o->name, buf);
 		return NULL;
 	}
 	if (check_text(o, value, err) < 0)
 		return NULL;
 	s = json_string(value);
 	if (!s)
-		ax_fail(err, AX_EXIT_USAGE, "USAGE", "invalid value for --%s: not valid UTF-8", o->name);
+		ax_fail(err, AX_CODE_USAGE, "invalid value for --%s: not valid UTF-8", o->name);
 	return s;
 }

@@ -48,7 +48,7 @@ static int cmd_aio_exec(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_err
 		goto out;
 	line = ax_shell_join(words, n);
 	if (!line) {
-		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		ax_fail(err, AX_CODE_NOMEM, "out of memory");
 		goto out;
 	}
 	/* The HTTP request outlives the command's own limit by a margin. */

@@ -39,7 +39,7 @@ static int quality_arg(const ax_args *args, const char *format, int *quality, ax
 	if (!v)
 		return 0;
 	if (strcmp(format, "png") == 0)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "--quality applies to --format jpeg only");
+		return ax_fail(err, AX_CODE_USAGE, "--quality applies to --format jpeg only");
 	*quality = (int)json_integer_value(v);
 	return 0;
 }

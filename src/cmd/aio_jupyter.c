@@ -33,14 +33,14 @@ static int read_stdin(char **code, ax_error *err)
 
 			if (cap >= CODE_MAX) {
 				free(buf);
-				return ax_fail(err, AX_EXIT_FAILURE, "TOO_LARGE", "the code on standard input is over %zu MiB",
+				return ax_fail(err, AX_CODE_TOO_LARGE, "the code on standard input is over %zu MiB",
 					       CODE_MAX >> 20);
 			}
 			cap = cap ? cap * 2 : 65536;
 			grown = realloc(buf, cap + 1);
 			if (!grown) {
 				free(buf);
-				return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+				return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 			}
 			buf = grown;
 		}
@@ -51,7 +51,7 @@ static int read_stdin(char **code, ax_error *err)
 			continue;
 		if (n < 0) {
 			free(buf);
-			return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot read standard input: %s", strerror(errno));
+			return ax_fail(err, AX_CODE_IO, "cannot read standard input: %s", strerror(errno));
 		}
 		len += (size_t)n;
 	}
@@ -62,7 +62,7 @@ static int read_stdin(char **code, ax_error *err)
 
 static int no_such_file(const char *file, ax_error *err)
 {
-	return ax_fail(err, AX_EXIT_FAILURE, "NOT_FOUND", "%s: No such file or directory", file);
+	return ax_fail(err, AX_CODE_NOT_FOUND, "%s: No such file or directory", file);
 }
 
 /* The code comes from -c or -f, not both, and a named file exists: checked
@@ -72,9 +72,9 @@ static int check_aio_jupyter_run(const ax_ctx *ctx, const ax_args *args, ax_erro
 	const char *inline_code = ax_arg_string(args, "code"), *file = ax_arg_string(args, "file");
 
 	if (inline_code && file)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "give the code with -c or -f, not both");
+		return ax_fail(err, AX_CODE_USAGE, "give the code with -c or -f, not both");
 	if (!inline_code && !file)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "missing code: give -c CODE, -f FILE or -f - (standard input)");
+		return ax_fail(err, AX_CODE_USAGE, "missing code: give -c CODE, -f FILE or -f - (standard input)");
 	if (file && strcmp(file, "-") != 0 && access(file, F_OK) < 0 && errno == ENOENT)
 		return no_such_file(file, err);
 	return 0;
@@ -90,7 +90,7 @@ static int read_code(const ax_args *args, char **code, ax_error *err)
 	*code = NULL;
 	if (inline_code) {
 		*code = strdup(inline_code);
-		return *code ? 0 : ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return *code ? 0 : ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	}
 	if (strcmp(file, "-") == 0)
 		return read_stdin(code, err);
@@ -100,7 +100,7 @@ static int read_code(const ax_args *args, char **code, ax_error *err)
 	if (rc == 0 && len > CODE_MAX) {
 		free(*code);
 		*code = NULL;
-		return ax_fail(err, AX_EXIT_FAILURE, "TOO_LARGE", "%s: over %zu MiB", file, CODE_MAX >> 20);
+		return ax_fail(err, AX_CODE_TOO_LARGE, "%s: over %zu MiB", file, CODE_MAX >> 20);
 	}
 	return rc;
 }
@@ -114,7 +114,7 @@ static json_t *request_body(const char *code, const ax_args *args, long long sec
 	json_t *body = json_pack("{s:s, s:I}", "code", code, "timeout", (json_int_t)secs);
 
 	if (!body) {
-		ax_fail(err, AX_EXIT_FAILURE, "ENCODING", "the code is not UTF-8 text");
+		ax_fail(err, AX_CODE_ENCODING, "the code is not UTF-8 text");
 		return NULL;
 	}
 	if (session)
@@ -135,7 +135,7 @@ static int report(ax_ctx *ctx, const ax_args *args, json_t *data, ax_result *res
 	res->data = json_incref(data);
 	if (strcmp(status, "ok") == 0)
 		return 0;
-	ax_fail(err, AX_EXIT_FAILURE, "JUPYTER", "Jupyter execution status: %s", status);
+	ax_fail(err, AX_CODE_JUPYTER, "Jupyter execution status: %s", status);
 	if (strcmp(status, "timeout") == 0)
 		ax_error_hint(err, "The kernel was interrupted at the timeout (--timeout) and keeps its state.");
 	/* A document has the status in it; the exit status says it too. */

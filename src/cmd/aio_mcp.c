@@ -160,7 +160,7 @@ static json_t *call_arguments(const ax_args *args, ax_error *err)
 
 	if (!json_is_object(obj)) {
 		json_decref(obj);
-		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		ax_fail(err, AX_CODE_NOMEM, "out of memory");
 		return NULL;
 	}
 	json_array_foreach(pairs, i, pair) {
@@ -205,7 +205,7 @@ static int cmd_aio_mcp_call(ax_ctx *ctx, const ax_args *args, ax_result *res, ax
 	if (!ax_mcp_is_error(result)) {
 		rc = 0;
 	} else {
-		ax_fail(err, AX_EXIT_FAILURE, "MCP_TOOL_ERROR", "MCP tool '%s/%s' failed", server, tool);
+		ax_fail(err, AX_CODE_MCP_TOOL_ERROR, "MCP tool '%s/%s' failed", server, tool);
 		/* A document says isError; the exit status says it too. */
 		rc = ax_stream_failed(ctx->stream, 1, err);
 	}

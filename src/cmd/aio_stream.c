@@ -14,7 +14,7 @@ static int show_new(ax_stream *out, const json_t *data, size_t *shown, ax_error 
 	if (len <= *shown)
 		return 0;
 	if (ax_stream_write(out, AX_STREAM_OUT, s + *shown, len - *shown) < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot write output");
+		return ax_fail(err, AX_CODE_IO, "cannot write output");
 	*shown = len;
 	return 0;
 }

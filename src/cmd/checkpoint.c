@@ -71,14 +71,14 @@ static int resolve_checkpoint(ax_ctx *ctx, const ax_args *args, ax_lifecycle *lc
 	}
 	path = ax_checkpoint_path(given);
 	if (!path)
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	rc = ax_lc_call(lc, "GET", path, NULL, 200, &snap, err);
 	free(path);
 	if (rc < 0)
 		return -1;
 	if (strcasecmp(json_string_value(json_object_get(json_object_get(snap, "status"), "state")) ?: "", "Ready") != 0) {
 		json_decref(snap);
-		return ax_fail(err, AX_EXIT_FAILURE, "NOT_READY", "Checkpoint '%s' is not READY.", given);
+		return ax_fail(err, AX_CODE_NOT_READY, "Checkpoint '%s' is not READY.", given);
 	}
 	*id = strdup(given);
 	*source = strdup(json_string_value(json_object_get(snap, "sandboxId")) ?: "");
@@ -120,7 +120,7 @@ static int cmd_checkpoint_delete(ax_ctx *ctx, const ax_args *args, ax_result *re
 	int rc;
 
 	if (!path)
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	rc = ax_lc_call(&ctx->target->lc, "DELETE", path, NULL, 204, NULL, err);
 	free(path);
 	if (rc < 0)
@@ -151,7 +151,7 @@ static int watch_interval(const ax_ctx *ctx, const ax_args *args, long long *sec
 			return -1;
 	}
 	if (*secs <= 0)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "Checkpoint interval must be greater than zero.");
+		return ax_fail(err, AX_CODE_USAGE, "Checkpoint interval must be greater than zero.");
 	return 0;
 }
 

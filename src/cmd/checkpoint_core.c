@@ -14,14 +14,6 @@
 
 #define SIZE_HEADER "X-Allox-Snapshot-Size"
 
-static double since(const struct timespec *t0)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 char *ax_checkpoint_path(const char *id)
 {
 	char *eid = ax_http_escape(id), *path = NULL;
@@ -64,7 +56,7 @@ static json_t *get_snapshot(ax_lifecycle *lc, const char *id, long long *size, a
 
 	*size = -1;
 	if (!path) {
-		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		ax_fail(err, AX_CODE_NOMEM, "out of memory");
 		return NULL;
 	}
 	if (ax_lc_call(lc, "GET", path, NULL, 200, &snap, err) == 0)
@@ -79,13 +71,12 @@ json_t *ax_checkpoint_take(ax_ctx *ctx, ax_lifecycle *lc, const char *sandbox_id
 	char *eid = ax_http_escape(sandbox_id), *path = NULL;
 	json_t *body = name ? json_pack("{s:s}", "name", name) : json_object(), *snap = NULL, *out = NULL;
 	useconds_t pause = 2000, cap;
-	struct timespec t0;
+	double t0 = ax_mono_s();
 	const char *id, *state;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (!eid || asprintf(&path, "/sandboxes/%s/snapshots", eid) < 0) {
 		path = NULL;
-		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		ax_fail(err, AX_CODE_NOMEM, "out of memory");
 		goto out;
 	}
 	if (ax_lc_call(lc, "POST", path, body, 202, &snap, err) < 0)
@@ -94,7 +85,7 @@ json_t *ax_checkpoint_take(ax_ctx *ctx, ax_lifecycle *lc, const char *sandbox_id
 	size = size_header(lc);
 	id = json_string_value(json_object_get(snap, "id"));
 	if (!id) {
-		ax_fail(err, AX_EXIT_FAILURE, "PROTOCOL", "the server's snapshot answer has no id");
+		ax_fail(err, AX_CODE_PROTOCOL, "the server's snapshot answer has no id");
 		goto out;
 	}
 	for (;;) {
@@ -110,23 +101,23 @@ json_t *ax_checkpoint_take(ax_ctx *ctx, ax_lifecycle *lc, const char *sandbox_id
 
 			if (!why || !*why)
 				why = json_string_value(json_object_get(st, "reason"));
-			ax_fail(err, AX_EXIT_FAILURE, "CHECKPOINT_FAILED", "Checkpoint '%s' failed: %s", id,
+			ax_fail(err, AX_CODE_CHECKPOINT_FAILED, "Checkpoint '%s' failed: %s", id,
 				why && *why ? why : "unknown error");
 			goto out;
 		}
-		if (since(&t0) >= (double)limit) {
-			ax_fail(err, AX_EXIT_FAILURE, "CHECKPOINT_TIMEOUT", "Checkpoint '%s' did not become READY within %llds.",
+		if ((ax_mono_s() - t0) >= (double)limit) {
+			ax_fail(err, AX_CODE_CHECKPOINT_TIMEOUT, "Checkpoint '%s' did not become READY within %llds.",
 				id, limit);
 			goto out;
 		}
 		if (ctx->interrupted && *ctx->interrupted) {
-			ax_fail(err, AX_EXIT_FAILURE, "INTERRUPTED", "stopped waiting for checkpoint '%s'", id);
+			ax_fail_signal(err, (int)*ctx->interrupted, "stopped waiting for checkpoint '%s'", id);
 			goto out;
 		}
 		/* A local capture takes milliseconds to a few seconds and a GET is
 		 * cheap, so poll often at first: the wait overshoots the capture by at
 		 * most 25 ms. Long captures (remote servers) are polled every 250 ms. */
-		cap = since(&t0) < 5.0 ? 25000 : 250000;
+		cap = (ax_mono_s() - t0) < 5.0 ? 25000 : 250000;
 		usleep(pause);
 		pause = pause * 3 / 2 < cap ? pause * 3 / 2 : cap;
 		snprintf(idbuf, sizeof idbuf, "%s", id);
@@ -147,7 +138,7 @@ json_t *ax_checkpoint_take(ax_ctx *ctx, ax_lifecycle *lc, const char *sandbox_id
 	}
 	out = ax_checkpoint_object(snap);
 	json_object_set_new(out, "size_bytes", size >= 0 ? json_integer(size) : json_null());
-	json_object_set_new(out, "seconds", json_real((double)(long long)(since(&t0) * 1000 + 0.5) / 1000));
+	json_object_set_new(out, "seconds", json_real((double)(long long)((ax_mono_s() - t0) * 1000 + 0.5) / 1000));
 out:
 	json_decref(body);
 	json_decref(snap);
@@ -163,7 +154,7 @@ json_t *ax_checkpoint_list_all(ax_lifecycle *lc, const char *sandbox_id, ax_erro
 
 	if (sandbox_id && (!eid || asprintf(&query, "sandboxId=%s", eid) < 0)) {
 		free(eid);
-		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		ax_fail(err, AX_CODE_NOMEM, "out of memory");
 		return NULL;
 	}
 	all = ax_lc_list_all(lc, "/snapshots", query, err);
@@ -210,7 +201,7 @@ char *ax_checkpoint_latest(ax_lifecycle *lc, const char *sandbox_id, ax_error *e
 	if (best)
 		id = strdup(json_string_value(json_object_get(best, "id")) ?: "");
 	else
-		ax_fail(err, AX_EXIT_FAILURE, "NOT_FOUND", "No READY checkpoint found for sandbox '%s'.", sandbox_id);
+		ax_fail(err, AX_CODE_NOT_FOUND, "No READY checkpoint found for sandbox '%s'.", sandbox_id);
 	json_decref(all);
 	return id;
 }

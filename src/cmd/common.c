@@ -17,7 +17,7 @@ char *ax_resolve_sandbox(ax_ctx *ctx, const char *given, ax_error *err)
 	if (ax_session_get(ctx->home, &s, &found, err) < 0)
 		return NULL;
 	if (!found) {
-		ax_fail(err, AX_EXIT_FAILURE, "NO_SESSION",
+		ax_fail(err, AX_CODE_NO_SESSION,
 			"No sandbox_id and no current session. Run: allox-cli sandbox create  OR  allox-cli session use <id>");
 		return NULL;
 	}
@@ -72,10 +72,10 @@ int ax_split_target(const ax_args *args, const char **id, const char ***words, s
 			first = 2;
 	}
 	if (total == first)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "missing command after the sandbox id");
+		return ax_fail(err, AX_CODE_USAGE, "missing command after the sandbox id");
 	*words = calloc(total - first + 1, sizeof **words);
 	if (!*words)
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	for (i = first; i < total; i++)
 		(*words)[i - first] = json_string_value(json_array_get(cmd, i));
 	*n = total - first;

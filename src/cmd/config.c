@@ -30,7 +30,7 @@ static int text_result(ax_result *res, ax_error *err, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0) {
 		res->text = NULL;
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "out of memory");
+		return ax_fail(err, AX_CODE_IO, "out of memory");
 	}
 	res->kind = AX_RESULT_TEXT;
 	return 0;
@@ -64,7 +64,7 @@ static int cmd_config_init(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_
 	if (!text || ax_mkdir_parent(path, 0700, err) < 0 ||
 	    ax_write_file_atomic(path, text, strlen(text), 0600, err) < 0) {
 		if (!text)
-			ax_fail(err, AX_EXIT_FAILURE, "IO", "out of memory");
+			ax_fail(err, AX_CODE_IO, "out of memory");
 		free(text);
 		free(path);
 		return -1;
@@ -155,11 +155,11 @@ static int key_error(const char *key, ax_error *err)
 		names[n++] = k->key;
 	hint = ax_suggest(key, names, n);
 	if (!strchr(key, '.'))
-		ax_fail(err, AX_EXIT_USAGE, "USAGE", "Key must be section.name (e.g. connection.domain), got '%s'", key);
+		ax_fail(err, AX_CODE_USAGE, "Key must be section.name (e.g. connection.domain), got '%s'", key);
 	else if (hint)
-		ax_fail(err, AX_EXIT_USAGE, "USAGE", "Unknown key '%s' (did you mean '%s'?)", key, hint);
+		ax_fail(err, AX_CODE_USAGE, "Unknown key '%s' (did you mean '%s'?)", key, hint);
 	else
-		ax_fail(err, AX_EXIT_USAGE, "USAGE", "Unknown key '%s'", key);
+		ax_fail(err, AX_CODE_USAGE, "Unknown key '%s'", key);
 	ax_error_hint(err, "Run 'allox-cli config show' to list the keys.");
 	return -1;
 }
@@ -188,17 +188,17 @@ static int cmd_config_set(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_e
 	if (exists == 1) {
 		doc = ax_config_template();
 		if (!doc) {
-			ax_fail(err, AX_EXIT_FAILURE, "IO", "out of memory");
+			ax_fail(err, AX_CODE_IO, "out of memory");
 			goto out;
 		}
 		len = strlen(doc);
 	} else if (toml_parse(doc, len, &parsed, &perr) < 0) {
-		ax_fail(err, AX_EXIT_FAILURE, "CONFIG", "%s:%s", path, perr.message);
+		ax_fail(err, AX_CODE_CONFIG, "%s:%s", path, perr.message);
 		goto out;
 	}
 	if (toml_set(doc, len, key, value, &edited, err) < 0) {
 		snprintf(perr.message, sizeof perr.message, "%s", err->message);
-		ax_fail(err, AX_EXIT_FAILURE, "CONFIG", "%s: cannot set %s: %s", path, key, perr.message);
+		ax_fail(err, AX_CODE_CONFIG, "%s: cannot set %s: %s", path, key, perr.message);
 		goto out;
 	}
 	if (ax_mkdir_parent(path, 0700, err) < 0 ||
@@ -210,7 +210,7 @@ static int cmd_config_set(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_e
 		res->kind = AX_RESULT_TEXT;
 		res->text = malloc(n);
 		if (!res->text) {
-			ax_fail(err, AX_EXIT_FAILURE, "IO", "out of memory");
+			ax_fail(err, AX_CODE_IO, "out of memory");
 			goto out;
 		}
 		snprintf(res->text, n, "Updated %s in %s", key, path);

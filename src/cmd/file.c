@@ -25,8 +25,8 @@ static int to_stream(void *ud, const char *data, size_t len, ax_error *err)
 	if (ax_stream_write(ud, AX_STREAM_OUT, data, len) == 0)
 		return 0;
 	if (errno == ENOMEM)
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory: the file is too large for -o json");
-	return ax_fail(err, AX_EXIT_FAILURE, "IO", "Cannot write output: %s", strerror(errno));
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory: the file is too large for -o json");
+	return ax_fail(err, AX_CODE_IO, "Cannot write output: %s", strerror(errno));
 }
 
 static int cmd_file_cat(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
@@ -43,7 +43,7 @@ static int cmd_file_cat(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_err
 		goto out;
 	content = ax_stream_kept(ctx->stream, AX_STREAM_OUT);
 	if (!content) {
-		ax_fail(err, AX_EXIT_FAILURE, "ENCODING", "%s is not valid utf-8 text; use -o raw for binary files", path);
+		ax_fail(err, AX_CODE_ENCODING, "%s is not valid utf-8 text; use -o raw for binary files", path);
 		goto out;
 	}
 	res->kind = AX_RESULT_STREAM;
@@ -60,14 +60,14 @@ static int copy_fd(int from, int to, ax_error *err)
 	int rc = -1;
 
 	if (!buf)
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	for (;;) {
 		ssize_t n = read(from, buf, SPOOL_BUFFER), off = 0;
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot read standard input: %s", strerror(errno));
+			ax_fail(err, AX_CODE_IO, "cannot read standard input: %s", strerror(errno));
 			break;
 		}
 		if (n == 0) {
@@ -80,7 +80,7 @@ static int copy_fd(int from, int to, ax_error *err)
 			if (w < 0 && errno == EINTR)
 				continue;
 			if (w < 0) {
-				ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot buffer standard input: %s", strerror(errno));
+				ax_fail(err, AX_CODE_IO, "cannot buffer standard input: %s", strerror(errno));
 				goto out;
 			}
 			off += w;
@@ -132,11 +132,11 @@ static int stdin_source(ax_execd_source *src, int *spool, ax_error *err)
 		tmp = "/tmp";
 	fd = anonymous_file(tmp);
 	if (fd < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot create a temporary file in %s: %s", tmp,
+		return ax_fail(err, AX_CODE_IO, "cannot create a temporary file in %s: %s", tmp,
 			       strerror(errno));
 	if (copy_fd(STDIN_FILENO, fd, err) < 0 || fstat(fd, &st) < 0) {
 		close(fd);
-		return err->message[0] ? -1 : ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot stat the spool file");
+		return err->message[0] ? -1 : ax_fail(err, AX_CODE_IO, "cannot stat the spool file");
 	}
 	*spool = fd;
 	src->fd = fd;
@@ -148,7 +148,7 @@ static int stdin_source(ax_execd_source *src, int *spool, ax_error *err)
 static int check_file_write(const ax_ctx *ctx, const ax_args *args, ax_error *err)
 {
 	if (!ax_arg_given(args, "content") && isatty(STDIN_FILENO))
-		return ax_fail(err, AX_EXIT_FAILURE, "USAGE", "Provide --content or pipe content via stdin.");
+		return ax_fail(err, AX_CODE_USAGE, "Provide --content or pipe content via stdin.");
 	return 0;
 }
 

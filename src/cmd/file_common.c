@@ -82,7 +82,7 @@ int ax_file_interrupt_fail(const ax_file_conn *c, ax_error *err)
 {
 	int sig = ax_file_interrupted(c) ? ax_file_interrupted(c) : SIGINT;
 
-	return ax_fail(err, 128 + sig, "INTERRUPTED", "%s", sig == SIGINT ? "Interrupted" : "Terminated");
+	return ax_fail_signal(err, sig, "%s", sig == SIGINT ? "Interrupted" : "Terminated");
 }
 
 static int xfer_tick(void *ud, unsigned long long done, long long total, ax_error *err)
@@ -167,14 +167,14 @@ int ax_file_writer_open(ax_file_writer *w, int fd, size_t cap, const char *name,
 	w->cap = cap ? cap : AX_FILE_WRITE_BUFFER;
 	w->buf = malloc(w->cap);
 	if (!w->buf)
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	return 0;
 }
 
 int ax_file_writer_flush(ax_file_writer *w, ax_error *err)
 {
 	if (w->len && write_all(w->fd, w->buf, w->len) < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "Cannot write %s: %s", w->name, strerror(errno));
+		return ax_fail(err, AX_CODE_IO, "Cannot write %s: %s", w->name, strerror(errno));
 	w->len = 0;
 	return 0;
 }
@@ -187,7 +187,7 @@ int ax_file_writer_sink(void *ud, const char *data, size_t len, ax_error *err)
 		return -1;
 	if (len >= w->cap) {
 		if (write_all(w->fd, data, len) < 0)
-			return ax_fail(err, AX_EXIT_FAILURE, "IO", "Cannot write %s: %s", w->name, strerror(errno));
+			return ax_fail(err, AX_CODE_IO, "Cannot write %s: %s", w->name, strerror(errno));
 		return 0;
 	}
 	memcpy(w->buf + w->len, data, len);
@@ -217,7 +217,7 @@ int ax_file_fetch(ax_file_conn *c, ax_file_xfer *t, const char *remote, const ch
 
 	*bytes = 0;
 	if (fd < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "Cannot create %s: %s", path, strerror(errno));
+		return ax_fail(err, AX_CODE_IO, "Cannot create %s: %s", path, strerror(errno));
 	rc = ax_file_writer_open(&w, fd, t->x.buffer_size, path, err);
 	if (rc == 0) {
 		/* PATH is a regular file of ours: the body may be spliced into it. */
@@ -231,7 +231,7 @@ int ax_file_fetch(ax_file_conn *c, ax_file_xfer *t, const char *remote, const ch
 		ax_file_writer_close(&w);
 	}
 	if (close(fd) < 0 && rc == 0)
-		rc = ax_fail(err, AX_EXIT_FAILURE, "IO", "Cannot write %s: %s", path, strerror(errno));
+		rc = ax_fail(err, AX_CODE_IO, "Cannot write %s: %s", path, strerror(errno));
 	if (rc == 0 && ax_file_interrupted(c))
 		rc = ax_file_interrupt_fail(c, err);
 	if (rc < 0)

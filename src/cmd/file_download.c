@@ -21,7 +21,7 @@
 
 static int oom(ax_error *err)
 {
-	return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+	return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 }
 
 /* Where the download goes: LOCAL as given (messages), absolute, split. */
@@ -54,14 +54,14 @@ static int check_local(target *t, bool recursive, bool force, ax_error *err)
 
 	t->exists = lstat(p, &st) == 0;
 	if (t->exists && !force)
-		return ax_fail(err, AX_EXIT_FAILURE, "EXISTS", "Local path already exists: %s. Use --force to overwrite it.",
+		return ax_fail(err, AX_CODE_EXISTS, "Local path already exists: %s. Use --force to overwrite it.",
 			       p);
 	if (t->exists && S_ISLNK(st.st_mode))
-		return ax_fail(err, AX_EXIT_FAILURE, "SYMLINK", "Symbolic links are not supported: %s", p);
+		return ax_fail(err, AX_CODE_SYMLINK, "Symbolic links are not supported: %s", p);
 	if (t->exists && !recursive && !S_ISREG(st.st_mode))
-		return ax_fail(err, AX_EXIT_FAILURE, "NOT_REGULAR", "Local path is not a regular file: %s", p);
+		return ax_fail(err, AX_CODE_NOT_REGULAR, "Local path is not a regular file: %s", p);
 	if (t->exists && recursive && !S_ISDIR(st.st_mode))
-		return ax_fail(err, AX_EXIT_FAILURE, "NOT_DIRECTORY", "Recursive download target is not a directory: %s",
+		return ax_fail(err, AX_CODE_NOT_DIRECTORY, "Recursive download target is not a directory: %s",
 			       p);
 	return 0;
 }
@@ -72,11 +72,11 @@ static int split_target(target *t, ax_error *err)
 
 	t->abs = ax_path_abs(t->given);
 	if (!t->abs) {
-		ax_fail(err, AX_EXIT_FAILURE, "IO", "Cannot resolve %s: %s", t->given, strerror(errno));
+		ax_fail(err, AX_CODE_IO, "Cannot resolve %s: %s", t->given, strerror(errno));
 		return -1;
 	}
 	if (strcmp(t->abs, "/") == 0) {
-		ax_fail(err, AX_EXIT_FAILURE, "USAGE", "Cannot download over /");
+		ax_fail(err, AX_CODE_USAGE, "Cannot download over /");
 		return -1;
 	}
 	slash = strrchr(t->abs, '/');
@@ -113,7 +113,7 @@ static int make_parents(target *t, ax_error *err)
 		if (errno != EEXIST || stat(prefix, &st) < 0 || !S_ISDIR(st.st_mode)) {
 			int e = errno == EEXIST ? ENOTDIR : errno;
 
-			ax_fail(err, AX_EXIT_FAILURE, "IO", "Cannot create directory %s: %s", prefix, strerror(e));
+			ax_fail(err, AX_CODE_IO, "Cannot create directory %s: %s", prefix, strerror(e));
 			free(prefix);
 			return -1;
 		}
@@ -139,7 +139,7 @@ static void suggest_recursive(ax_file_conn *c, const char *remote, ax_error *err
 
 	if (ax_execd_info(c->execd, remote, &info, &ignored) == 0 &&
 	    strcmp(json_string_value(json_object_get(info, "type")) ?: "", "directory") == 0)
-		ax_fail(err, AX_EXIT_FAILURE, "IS_DIRECTORY", "Remote path is a directory: %s. Use --recursive to download it.",
+		ax_fail(err, AX_CODE_IS_DIRECTORY, "Remote path is a directory: %s. Use --recursive to download it.",
 			remote);
 	json_decref(info);
 }
@@ -155,10 +155,10 @@ static int download_one(ax_file_conn *c, ax_file_xfer *t, const char *remote, co
 	rc = ax_file_fetch(c, t, remote, part, bytes, err);
 	if (rc < 0)
 		ax_file_error_rename(err, part, tg->given);
-	if (rc < 0 && err->exit_code == AX_EXIT_FAILURE && strcmp(err->code, "CONNECTION") != 0)
+	if (rc < 0 && err->exit_code == AX_EXIT_FAILURE && err->code != AX_CODE_CONNECTION)
 		suggest_recursive(c, remote, err);
 	if (rc == 0 && rename(part, tg->abs) < 0) {
-		rc = ax_fail(err, AX_EXIT_FAILURE, "IO", "Cannot move the download to %s: %s", tg->given, strerror(errno));
+		rc = ax_fail(err, AX_CODE_IO, "Cannot move the download to %s: %s", tg->given, strerror(errno));
 		unlink(part);
 	}
 	free(part);

@@ -51,7 +51,7 @@ static int cmd_file_ls(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_erro
 	sorted = calloc(n ? n : 1, sizeof(void *));  /* json_t pointers */
 	if (!sorted) {
 		json_decref(entries);
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	}
 	json_array_foreach(entries, i, e)
 		sorted[i] = ls_row(e);

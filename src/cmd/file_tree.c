@@ -27,7 +27,7 @@ static void tree_free(tree *t)
 
 static int oom(ax_error *err)
 {
-	return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+	return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 }
 
 static bool has_dot_component(const char *p)
@@ -72,17 +72,17 @@ static int take_entry(tree *t, const char *dir, const json_t *e, ax_error *err)
 	int rc = 0;
 
 	if (!raw || !*raw || strlen(raw) != json_string_length(jp))
-		return ax_fail(err, AX_EXIT_FAILURE, "UNSAFE_REMOTE", "Invalid remote path returned by execd: %s",
+		return ax_fail(err, AX_CODE_UNSAFE_REMOTE, "Invalid remote path returned by execd: %s",
 			       raw ? raw : "(none)");
 	if (has_dot_component(raw))
-		return ax_fail(err, AX_EXIT_FAILURE, "UNSAFE_REMOTE", "Unsafe remote entry path: %s", raw);
+		return ax_fail(err, AX_CODE_UNSAFE_REMOTE, "Unsafe remote entry path: %s", raw);
 	p = ax_path_norm(raw);
 	if (!p)
 		return oom(err);
 	if (strcmp(p, dir) == 0)
 		goto out;
 	if (!ax_path_inside(t->root, p)) {
-		rc = ax_fail(err, AX_EXIT_FAILURE, "UNSAFE_REMOTE", "Remote entry escapes source directory: %s", raw);
+		rc = ax_fail(err, AX_CODE_UNSAFE_REMOTE, "Remote entry escapes source directory: %s", raw);
 		goto out;
 	}
 	if (!directly_under(dir, p))
@@ -102,9 +102,9 @@ static int take_entry(tree *t, const char *dir, const json_t *e, ax_error *err)
 			return oom(err);
 		return 0;
 	} else if (type && strcmp(type, "symlink") == 0) {
-		rc = ax_fail(err, AX_EXIT_FAILURE, "SYMLINK", "Symbolic links are not supported: %s", raw);
+		rc = ax_fail(err, AX_CODE_SYMLINK, "Symbolic links are not supported: %s", raw);
 	} else {
-		rc = ax_fail(err, AX_EXIT_FAILURE, "UNSUPPORTED", "Unsupported remote entry type '%s': %s",
+		rc = ax_fail(err, AX_CODE_UNSUPPORTED, "Unsupported remote entry type '%s': %s",
 			     type ? type : "", raw);
 	}
 out:
@@ -151,7 +151,7 @@ static int list_tree(ax_file_conn *c, const char *remote, tree *t, ax_error *err
 	path = json_string_value(json_object_get(info, "path"));
 	if (!type || strcmp(type, "directory") != 0) {
 		json_decref(info);
-		return ax_fail(err, AX_EXIT_FAILURE, "NOT_DIRECTORY", "Remote path is not a directory: %s", remote);
+		return ax_fail(err, AX_CODE_NOT_DIRECTORY, "Remote path is not a directory: %s", remote);
 	}
 	/* execd's own spelling of the root (absolute), which its listings share. */
 	t->root = ax_path_norm(path && *path ? path : remote);
@@ -193,7 +193,7 @@ static int fill_stage(ax_file_conn *c, ax_file_xfer *x, const tree *t, const cha
 		if (!d)
 			return oom(err);
 		if (mkdir(d, 0777) < 0) {
-			ax_fail(err, AX_EXIT_FAILURE, "IO", "Cannot create directory %s: %s", d, strerror(errno));
+			ax_fail(err, AX_CODE_IO, "Cannot create directory %s: %s", d, strerror(errno));
 			free(d);
 			return -1;
 		}
@@ -230,11 +230,11 @@ static int merge(const tree *t, const char *stage, const char *abs, ax_error *er
 			return oom(err);
 		if (mkdir(d, 0777) < 0) {
 			if (errno != EEXIST || lstat(d, &st) < 0)
-				rc = ax_fail(err, AX_EXIT_FAILURE, "IO", "Cannot create directory %s: %s", d, strerror(errno));
+				rc = ax_fail(err, AX_CODE_IO, "Cannot create directory %s: %s", d, strerror(errno));
 			else if (S_ISLNK(st.st_mode))
-				rc = ax_fail(err, AX_EXIT_FAILURE, "SYMLINK", "Symbolic links are not supported: %s", d);
+				rc = ax_fail(err, AX_CODE_SYMLINK, "Symbolic links are not supported: %s", d);
 			else if (!S_ISDIR(st.st_mode))
-				rc = ax_fail(err, AX_EXIT_FAILURE, "NOT_DIRECTORY", "Local path is not a directory: %s", d);
+				rc = ax_fail(err, AX_CODE_NOT_DIRECTORY, "Local path is not a directory: %s", d);
 		}
 		free(d);
 	}
@@ -244,7 +244,7 @@ static int merge(const tree *t, const char *stage, const char *abs, ax_error *er
 		if (!from || !to)
 			rc = oom(err);
 		else if (rename(from, to) < 0)
-			rc = ax_fail(err, AX_EXIT_FAILURE, "IO", "Cannot replace %s: %s", to, strerror(errno));
+			rc = ax_fail(err, AX_CODE_IO, "Cannot replace %s: %s", to, strerror(errno));
 		free(from);
 		free(to);
 	}
@@ -270,7 +270,7 @@ int ax_file_tree_download(ax_file_conn *c, ax_file_xfer *x, const char *remote, 
 	}
 	/* Private while it fills; the umask's usual mode once it is put in place. */
 	if (mkdir(stage, 0700) < 0) {
-		ax_fail(err, AX_EXIT_FAILURE, "IO", "Cannot create %s: %s", stage, strerror(errno));
+		ax_fail(err, AX_CODE_IO, "Cannot create %s: %s", stage, strerror(errno));
 		free(stage);
 		stage = NULL;
 		goto out;
@@ -286,7 +286,7 @@ int ax_file_tree_download(ax_file_conn *c, ax_file_xfer *x, const char *remote, 
 	chmod(stage, 0777 & ~mask);
 	if (!exists) {
 		if (rename(stage, abs) < 0) {
-			ax_fail(err, AX_EXIT_FAILURE, "IO", "Cannot move the download to %s: %s", abs, strerror(errno));
+			ax_fail(err, AX_CODE_IO, "Cannot move the download to %s: %s", abs, strerror(errno));
 			goto out;
 		}
 	} else if (merge(&t, stage, abs, err) < 0) {

@@ -38,7 +38,7 @@ typedef struct ancestor {
 
 static int oom(ax_error *err)
 {
-	return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+	return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 }
 
 static int list_dir(const char *path, ax_file_list *names, ax_error *err)
@@ -47,7 +47,7 @@ static int list_dir(const char *path, ax_file_list *names, ax_error *err)
 	struct dirent *e;
 
 	if (!d)
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "Cannot read local directory %s: %s", path, strerror(errno));
+		return ax_fail(err, AX_CODE_IO, "Cannot read local directory %s: %s", path, strerror(errno));
 	while ((e = readdir(d))) {
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
@@ -71,18 +71,18 @@ static int walk_entry(plan *p, const char *child, const char *crel, const ancest
 	const ancestor *a;
 
 	if (p->follow ? stat(child, &st) < 0 : lstat(child, &st) < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "NOT_FOUND", "Local file not found: %s", child);
+		return ax_fail(err, AX_CODE_NOT_FOUND, "Local file not found: %s", child);
 	if (S_ISLNK(st.st_mode))
-		return ax_fail(err, AX_EXIT_FAILURE, "SYMLINK", "Symbolic links are not supported: %s", child);
+		return ax_fail(err, AX_CODE_SYMLINK, "Symbolic links are not supported: %s", child);
 	if (S_ISREG(st.st_mode)) {
 		p->bytes += (unsigned long long)st.st_size;
 		return ax_file_list_add(&p->files, strdup(crel)) < 0 ? oom(err) : 0;
 	}
 	if (!S_ISDIR(st.st_mode))
-		return ax_fail(err, AX_EXIT_FAILURE, "UNSUPPORTED", "Unsupported local entry type: %s", child);
+		return ax_fail(err, AX_CODE_UNSUPPORTED, "Unsupported local entry type: %s", child);
 	for (a = up; a; a = a->up)
 		if (a->dev == st.st_dev && a->ino == st.st_ino)
-			return ax_fail(err, AX_EXIT_FAILURE, "SYMLINK", "Symbolic link loop: %s", child);
+			return ax_fail(err, AX_CODE_SYMLINK, "Symbolic link loop: %s", child);
 	if (ax_file_list_add(&p->dirs, strdup(crel)) < 0)
 		return oom(err);
 	{
@@ -121,18 +121,18 @@ static int check_local(const char *local, bool recursive, bool follow, ax_error 
 
 	if (stat(local, &st) < 0) {
 		if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP)
-			return ax_fail(err, AX_EXIT_FAILURE, "NOT_FOUND", "Local file not found: %s", local);
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "Cannot access %s: %s", local, strerror(errno));
+			return ax_fail(err, AX_CODE_NOT_FOUND, "Local file not found: %s", local);
+		return ax_fail(err, AX_CODE_IO, "Cannot access %s: %s", local, strerror(errno));
 	}
 	if (!follow && lstat(local, &lst) == 0 && S_ISLNK(lst.st_mode))
-		return ax_fail(err, AX_EXIT_FAILURE, "SYMLINK", "Symbolic links are not supported: %s", local);
+		return ax_fail(err, AX_CODE_SYMLINK, "Symbolic links are not supported: %s", local);
 	if (S_ISDIR(st.st_mode) && !recursive)
-		return ax_fail(err, AX_EXIT_FAILURE, "IS_DIRECTORY",
+		return ax_fail(err, AX_CODE_IS_DIRECTORY,
 			       "Local path is a directory: %s. Use --recursive to upload it.", local);
 	if (recursive && !S_ISDIR(st.st_mode))
-		return ax_fail(err, AX_EXIT_FAILURE, "NOT_DIRECTORY", "Recursive upload requires a directory: %s", local);
+		return ax_fail(err, AX_CODE_NOT_DIRECTORY, "Recursive upload requires a directory: %s", local);
 	if (!recursive && !S_ISREG(st.st_mode))
-		return ax_fail(err, AX_EXIT_FAILURE, "NOT_REGULAR", "Local path is not a regular file: %s", local);
+		return ax_fail(err, AX_CODE_NOT_REGULAR, "Local path is not a regular file: %s", local);
 	return 0;
 }
 
@@ -147,12 +147,12 @@ static int send_file(ax_file_conn *c, ax_file_xfer *t, const char *local, const 
 
 	if (fd < 0) {
 		if (errno == ELOOP)
-			return ax_fail(err, AX_EXIT_FAILURE, "SYMLINK", "Symbolic links are not supported: %s", local);
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "Cannot open %s: %s", local, strerror(errno));
+			return ax_fail(err, AX_CODE_SYMLINK, "Symbolic links are not supported: %s", local);
+		return ax_fail(err, AX_CODE_IO, "Cannot open %s: %s", local, strerror(errno));
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return ax_fail(err, AX_EXIT_FAILURE, "NOT_REGULAR", "Local path is not a regular file: %s", local);
+		return ax_fail(err, AX_CODE_NOT_REGULAR, "Local path is not a regular file: %s", local);
 	}
 	src.size = (unsigned long long)st.st_size;
 	rc = ax_execd_upload(c->execd, remote, mode, &src, &t->x, err);
@@ -250,7 +250,7 @@ static int cmd_file_upload(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_
 	if (recursive && walk(&p, local, "", NULL, err) < 0)
 		goto out;
 	if (!realpath(local, resolved)) {
-		ax_fail(err, AX_EXIT_FAILURE, "IO", "Cannot resolve %s: %s", local, strerror(errno));
+		ax_fail(err, AX_CODE_IO, "Cannot resolve %s: %s", local, strerror(errno));
 		goto out;
 	}
 	root = ax_path_norm(remote);

@@ -58,9 +58,13 @@ int ax_after_success(ax_ctx *ctx, const char *operation, const char *sandbox_id,
 		json_decref(cp);
 		return 0;
 	}
-	if (ax_config_bool(cfg, "checkpoint_strict"))
-		return ax_fail(err, AX_EXIT_FAILURE, why.code[0] ? why.code : "CHECKPOINT_FAILED",
-			       "automatic checkpoint failed after %s: %s", operation, why.message);
+	if (ax_config_bool(cfg, "checkpoint_strict")) {
+		/* The cause's code (and exit status) tell scripts more than a generic one. */
+		ax_fail(err, why.code ? why.code : AX_CODE_CHECKPOINT_FAILED, "automatic checkpoint failed after %s: %s",
+			operation, why.message);
+		ax_error_peer_code(err, why.peer_code);
+		return -1;
+	}
 	fprintf(ctx->err, "Warning: automatic checkpoint failed after %s: %s\n", operation, why.message);
 	return 0;
 }

@@ -7,7 +7,7 @@
 
 static int bad(ax_error *err, const char *name, const char *what)
 {
-	return ax_fail(err, AX_EXIT_FAILURE, "CONFIG", "Invalid config: mcp.servers.%s: %s", name, what);
+	return ax_fail(err, AX_CODE_CONFIG, "Invalid config: mcp.servers.%s: %s", name, what);
 }
 
 static int check_server(const char *name, const json_t *conf, ax_error *err)
@@ -50,7 +50,7 @@ int ax_mcp_config_servers(const ax_config *cfg, json_t **servers, ax_error *err)
 		return 0;
 	all = json_object_get(mcp, "servers");
 	if (!json_is_object(mcp) || (all && !json_is_object(all)))
-		return ax_fail(err, AX_EXIT_FAILURE, "CONFIG", "Invalid config: mcp.servers must be tables [mcp.servers.<name>]");
+		return ax_fail(err, AX_CODE_CONFIG, "Invalid config: mcp.servers must be tables [mcp.servers.<name>]");
 	json_object_foreach((json_t *)all, name, conf)
 		if (check_server(name, conf, err) < 0)
 			return -1;
@@ -71,7 +71,7 @@ int ax_mcp_add_extension(const ax_config *cfg, json_t *req, ax_error *err)
 	text = json_dumps(servers, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(servers);
 	if (!text)
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	ext = json_object_get(req, "extensions");
 	if (!json_is_object(ext)) {
 		ext = json_object();

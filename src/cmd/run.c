@@ -12,6 +12,7 @@
 #include "cmd/hook.h"
 #include "cmd/target.h"
 #include "cmd/groups.h"
+#include "lib/timeutil.h"
 
 #define EXIT_TIMEOUT 124
 
@@ -34,14 +35,6 @@ static int on_output(void *user, bool is_stderr, const char *text, size_t len, b
 	return 0;
 }
 
-static double ms_since(const struct timespec *t0)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - t0->tv_sec) * 1e3 + (double)(now.tv_nsec - t0->tv_nsec) / 1e6;
-}
-
 static int cmd_run(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *err)
 {
 	const char *uuid, **words = NULL, *t = ax_arg_string(args, "timeout"), *id = ctx->target->sandbox_id;
@@ -53,7 +46,7 @@ static int cmd_run(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *e
 	ax_command_end end;
 	json_t *out_text = NULL, *err_text = NULL;
 	run_output o = { ctx->stream, false };
-	struct timespec t0;
+	int64_t t0;
 	int code = 0, status = -1;
 
 	/* The target took a leading sandbox UUID; the words after it are the command. */
@@ -63,7 +56,7 @@ static int cmd_run(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *e
 		goto out;
 	line = ax_shell_join((const char *const *)words, n);
 	if (!line) {
-		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		ax_fail(err, AX_CODE_NOMEM, "out of memory");
 		goto out;
 	}
 	if (ctx->verbose)
@@ -76,10 +69,10 @@ static int cmd_run(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *e
 	ev.on_output = on_output;
 	ev.user = &o;
 	ctx->catch_interrupts();
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = ax_mono_ms();
 	if (ax_execd_run(&ctx->target->runtime, &run, &ev, &end, &code, err) < 0) {
 		if (o.write_failed)
-			ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot write the command's output");
+			ax_fail(err, AX_CODE_IO, "cannot write the command's output");
 		goto out;
 	}
 	if (end == AX_COMMAND_TIMED_OUT) {
@@ -94,12 +87,12 @@ static int cmd_run(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_error *e
 	err_text = ax_stream_kept(ctx->stream, AX_STREAM_ERR);
 	if (!out_text || !err_text) {
 		/* Output that is not UTF-8 can't be a JSON string; say so rather than guess. */
-		ax_fail(err, AX_EXIT_FAILURE, "ENCODING", "the command's output is not valid UTF-8; use -o raw");
+		ax_fail(err, AX_CODE_ENCODING, "the command's output is not valid UTF-8; use -o raw");
 		goto out;
 	}
 	res->kind = AX_RESULT_STREAM;
 	res->data = json_pack("{s:i, s:O, s:O, s:i}", "exit_code", code, "stdout", out_text, "stderr", err_text,
-			      "duration_ms", (int)ms_since(&t0));
+			      "duration_ms", (int)(ax_mono_ms() - t0));
 	status = code;
 	if (end == AX_COMMAND_EXITED && code == 0 && ax_after_success(ctx, "run", id, err) < 0)
 		status = -1;

@@ -24,14 +24,6 @@
 
 #define LOCAL_IMAGE "host"
 
-static double seconds_since(const struct timespec *t0)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 /* "/sandboxes/<escaped id><suffix>"; malloc'd. */
 static char *sandbox_path(const char *id, const char *suffix)
 {
@@ -109,7 +101,7 @@ json_t *ax_sandbox_request(ax_ctx *ctx, const ax_args *args, bool local, const c
 	if (!image && !snapshot_id)
 		image = local && from_default(cfg, "default_image") ? LOCAL_IMAGE : ax_config_string(cfg, "default_image");
 	if (!snapshot_id && (!image || !*image)) {
-		ax_fail(err, AX_EXIT_FAILURE, "USAGE", "Image required. Use --image or defaults.image in config.");
+		ax_fail(err, AX_CODE_USAGE, "Image required. Use --image or defaults.image in config.");
 		return NULL;
 	}
 	if (timeout) {
@@ -124,11 +116,11 @@ json_t *ax_sandbox_request(ax_ctx *ctx, const ax_args *args, bool local, const c
 			return NULL;
 	}
 	if (!none && secs < 60) {
-		ax_fail(err, AX_EXIT_USAGE, "USAGE", "--timeout must be at least 60s (the server minimum), or none");
+		ax_fail(err, AX_CODE_USAGE, "--timeout must be at least 60s (the server minimum), or none");
 		return NULL;
 	}
 	if (none && snapshot_id) {
-		ax_fail(err, AX_EXIT_USAGE, "USAGE", "a restored sandbox needs a lifetime: --timeout none is not allowed");
+		ax_fail(err, AX_CODE_USAGE, "a restored sandbox needs a lifetime: --timeout none is not allowed");
 		return NULL;
 	}
 	if (entry)
@@ -183,7 +175,7 @@ double ax_wait_ready(ax_ctx *ctx, ax_lifecycle *lc, const char *id, long long ti
 	char *url = NULL, *fixed = NULL;
 	json_t *headers = NULL, *v;
 	const char *k;
-	struct timespec t0;
+	double t0;
 	ax_http http;
 	ax_http_response r;
 	ax_error last;
@@ -191,7 +183,7 @@ double ax_wait_ready(ax_ctx *ctx, ax_lifecycle *lc, const char *id, long long ti
 	long attempts = 0;
 	double elapsed = -1;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = ax_mono_s();
 	if (ax_lc_endpoint(lc, id, (int)ax_config_int(cfg, "aio_port"), &url, &headers, err) < 0)
 		return -1;
 	if (path[0] != '/' && asprintf(&fixed, "/%s", path) >= 0)
@@ -211,7 +203,7 @@ double ax_wait_ready(ax_ctx *ctx, ax_lifecycle *lc, const char *id, long long ti
 				fprintf(stderr, "[verbose]   -> %ld\n", r.status);
 			if (r.status == 200) {
 				ax_http_response_free(&r);
-				elapsed = seconds_since(&t0);
+				elapsed = (ax_mono_s() - t0);
 				if (ctx->verbose)
 					fprintf(stderr, "[verbose] AIO ready in %.2fs\n", elapsed);
 				break;
@@ -221,8 +213,8 @@ double ax_wait_ready(ax_ctx *ctx, ax_lifecycle *lc, const char *id, long long ti
 		} else if (ctx->verbose) {
 			fprintf(stderr, "[verbose]   -> HTTP error: %s\n", last.message);
 		}
-		if (seconds_since(&t0) >= (double)timeout_s) {
-			ax_fail(err, AX_EXIT_FAILURE, "NOT_READY",
+		if ((ax_mono_s() - t0) >= (double)timeout_s) {
+			ax_fail(err, AX_CODE_NOT_READY,
 				"Sandbox %s did not become ready within %llds (%ld attempts; last: %s)", id, timeout_s,
 				attempts, last.message);
 			ax_error_hint(err, "Check %s%s, or use --skip-health-check for images without the AIO API.",
@@ -276,7 +268,7 @@ int ax_sandbox_launch(ax_ctx *ctx, ax_lifecycle *lc, const json_t *req, const ch
 		goto out;
 	id = json_string_value(json_object_get(created, "id"));
 	if (!id) {
-		ax_fail(err, AX_EXIT_FAILURE, "PROTOCOL", "the server's create answer has no id");
+		ax_fail(err, AX_CODE_PROTOCOL, "the server's create answer has no id");
 		goto out;
 	}
 	if (!skip) {
@@ -433,7 +425,7 @@ static int cmd_sandbox_endpoint(ax_ctx *ctx, const ax_args *args, ax_result *res
 		char cause[sizeof err->message];
 
 		snprintf(cause, sizeof cause, "%s", err->message);
-		ax_fail(err, AX_EXIT_FAILURE, "AIO_CONNECT", "Failed to connect to AIO sandbox '%s': %.600s", id, cause);
+		ax_fail(err, AX_CODE_AIO_CONNECT, "Failed to connect to AIO sandbox '%s': %.600s", id, cause);
 		ax_error_hint(err, "Check that the sandbox exists (allox-cli sandbox get %s) and the server is reachable.", id);
 		return -1;
 	}
@@ -461,7 +453,7 @@ static int cmd_sandbox_renew(ax_ctx *ctx, const ax_args *args, ax_result *res, a
 	body = json_pack("{s:s}", "expiresAt", when);
 	path = sandbox_path(id, "/renew-expiration");
 	rc = path ? ax_lc_call(lc, "POST", path, body, 200, &out, err)
-		  : ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		  : ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	free(path);
 	json_decref(body);
 	if (rc < 0)
@@ -487,7 +479,7 @@ static int pause_or_resume(ax_lifecycle *lc, const char *id, const char *verb, c
 	snprintf(suffix, sizeof suffix, "/%s", verb);
 	path = sandbox_path(id, suffix);
 	rc = path ? ax_lc_call(lc, "POST", path, NULL, 202, NULL, err)
-		  : ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		  : ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	free(path);
 	if (rc < 0 || ax_lc_get_sandbox(lc, id, &s, err) < 0)
 		return -1;
@@ -521,7 +513,7 @@ static int cmd_sandbox_kill(ax_ctx *ctx, const ax_args *args, ax_result *res, ax
 	int rc;
 
 	rc = path ? ax_lc_call(lc, "DELETE", path, NULL, 204, NULL, err)
-		  : ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		  : ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	free(path);
 	if (rc < 0)
 		return -1;

@@ -13,7 +13,7 @@ static int add_rules(const ax_args *args, const char *name, const char *action, 
 
 	json_array_foreach(list, i, d) {
 		if (!json_string_length(d))
-			return ax_fail(err, AX_EXIT_USAGE, "USAGE", "--%s needs a domain name, such as pypi.org or "
+			return ax_fail(err, AX_CODE_USAGE, "--%s needs a domain name, such as pypi.org or "
 				       "*.example.com", name);
 		json_array_append_new(rules, json_pack("{s:s, s:O}", "action", action, "target", d));
 	}
@@ -29,7 +29,7 @@ int ax_sandbox_policy_request(const ax_args *args, json_t *req, ax_error *err)
 	if (!allows && !json_array_size(ax_arg_json(args, "deny-domain")))
 		return 0;
 	if (network && strcmp(network, "isolated") != 0)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE",
+		return ax_fail(err, AX_CODE_USAGE,
 			       "--allow-domain and --deny-domain filter an isolated network's egress, not --network %s",
 			       network);
 	/* Denials first: --deny-domain carves exceptions out of an allowed

@@ -25,7 +25,7 @@ static json_t *volume(const char *spec, size_t i, ax_error *err)
 	json_t *v = NULL;
 
 	if (!copy) {
-		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		ax_fail(err, AX_CODE_NOMEM, "out of memory");
 		return NULL;
 	}
 	dst = strchr(copy, ':');
@@ -35,7 +35,7 @@ static json_t *volume(const char *spec, size_t i, ax_error *err)
 	if (mode)
 		*mode++ = '\0';
 	if (!dst || !*copy || dst[0] != '/' || (mode && strcmp(mode, "ro") != 0 && strcmp(mode, "rw") != 0)) {
-		ax_fail(err, AX_EXIT_USAGE, "USAGE",
+		ax_fail(err, AX_CODE_USAGE,
 			"--volume %s: expected HOST_DIR:/PATH[:ro] or NAME:/PATH[:ro] (PATH absolute in the sandbox)", spec);
 		free(copy);
 		return NULL;
@@ -45,7 +45,7 @@ static json_t *volume(const char *spec, size_t i, ax_error *err)
 	if (copy[0] == '/' || copy[0] == '.') {
 		/* The server resolves the path itself, below its allowed prefixes. */
 		if (!realpath(copy, host)) {
-			ax_fail(err, AX_EXIT_USAGE, "USAGE", "--volume %s: no directory %s here", spec, copy);
+			ax_fail(err, AX_CODE_USAGE, "--volume %s: no directory %s here", spec, copy);
 			json_decref(v);
 			v = NULL;
 		} else {
@@ -54,7 +54,7 @@ static json_t *volume(const char *spec, size_t i, ax_error *err)
 	} else if (volume_name(copy)) {
 		json_object_set_new(v, "pvc", json_pack("{s:s}", "claimName", copy));
 	} else {
-		ax_fail(err, AX_EXIT_USAGE, "USAGE",
+		ax_fail(err, AX_CODE_USAGE,
 			"--volume %s: a named volume's name is lowercase letters, digits and '-' (a host directory starts "
 			"with / or .)", spec);
 		json_decref(v);

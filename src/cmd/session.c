@@ -27,7 +27,7 @@ static int cmd_session_current(ax_ctx *ctx, const ax_args *args, ax_result *res,
 	if (ax_session_get(ctx->home, &s, &found, err) < 0)
 		return -1;
 	if (!found)
-		return ax_fail(err, AX_EXIT_FAILURE, "NO_SESSION", "No current session. " NO_SESSION_HINT);
+		return ax_fail(err, AX_CODE_NO_SESSION, "No current session. " NO_SESSION_HINT);
 	session_result(res, &s, "Current Session");
 	ax_session_free(&s);
 	return 0;
@@ -64,10 +64,10 @@ static int cmd_session_use(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_
 	int rc;
 
 	if (!id[0] || strlen(id) > 256)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "invalid sandbox id '%s'", id);
+		return ax_fail(err, AX_CODE_USAGE, "invalid sandbox id '%s'", id);
 	for (i = 0; id[i]; i++)
 		if ((unsigned char)id[i] < 0x20 || id[i] == '/')
-			return ax_fail(err, AX_EXIT_USAGE, "USAGE", "invalid sandbox id: control characters and '/' are not allowed");
+			return ax_fail(err, AX_CODE_USAGE, "invalid sandbox id: control characters and '/' are not allowed");
 	/* The AIO URL is informational (commands resolve the endpoint afresh each
 	 * time), so a failed lookup is no error, and this never starts an engine. */
 	url = lookup_aio_url(ctx, id);
@@ -87,7 +87,7 @@ static int cmd_session_clear(ax_ctx *ctx, const ax_args *args, ax_result *res, a
 	if (ax_session_clear(ctx->home, NULL, &cleared, err) < 0)
 		return -1;
 	if (!cleared)
-		return ax_fail(err, AX_EXIT_FAILURE, "NO_SESSION", "No current session to clear.");
+		return ax_fail(err, AX_CODE_NO_SESSION, "No current session to clear.");
 	res->kind = AX_RESULT_DATA;
 	res->data = json_pack("{s:s}", "status", "cleared");
 	res->view.title = "Session Cleared";

@@ -42,7 +42,7 @@ static int cmd_volume_rm(ax_ctx *ctx, const ax_args *args, ax_result *res, ax_er
 
 	/* A name is one path segment; the server checks the rest. */
 	if (strpbrk(name, "/?#%"))
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "no volume is called %s", name);
+		return ax_fail(err, AX_CODE_USAGE, "no volume is called %s", name);
 	snprintf(path, sizeof path, "/volumes/%s", name);
 	if (ax_lc_call(&ctx->target->lc, "DELETE", path, NULL, 204, NULL, err) < 0)
 		return -1;

@@ -282,7 +282,7 @@ int ax_http_serve(ax_http_server *srv, ax_engine *e, int fd, bool require_key, a
 			     MHD_OPTION_CONNECTION_LIMIT, CONNECTION_LIMIT, MHD_OPTION_CONNECTION_TIMEOUT,
 			     UNAUTHENTICATED_TIMEOUT_S, MHD_OPTION_THREAD_STACK_SIZE, (size_t)(256 * 1024), MHD_OPTION_END);
 	if (!srv->daemon)
-		return ax_fail(err, AX_EXIT_FAILURE, "ENGINE", "cannot start the HTTP server");
+		return ax_fail(err, AX_CODE_ENGINE, "cannot start the HTTP server");
 	if (ax_gate_start(&srv->gate, fd, NULL, pass_to_mhd, srv, err) < 0) {
 		MHD_stop_daemon(srv->daemon);
 		srv->daemon = NULL;

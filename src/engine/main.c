@@ -295,10 +295,10 @@ static int unix_listener(const char *path, ax_error *err)
 	mode_t old;
 
 	if (fd < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "socket: %s", strerror(errno));
+		return ax_fail(err, AX_CODE_IO, "socket: %s", strerror(errno));
 	if (strlen(path) >= sizeof a.sun_path) {
 		close(fd);
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "socket path too long: %s", path);
+		return ax_fail(err, AX_CODE_IO, "socket path too long: %s", path);
 	}
 	snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
 	/* We hold the engine lock, so a socket file left here is stale. */
@@ -307,7 +307,7 @@ static int unix_listener(const char *path, ax_error *err)
 	if (bind(fd, (struct sockaddr *)&a, sizeof a) < 0 || listen(fd, SOMAXCONN) < 0) {
 		umask(old);
 		close(fd);
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot listen on %s: %s", path, strerror(errno));
+		return ax_fail(err, AX_CODE_IO, "cannot listen on %s: %s", path, strerror(errno));
 	}
 	umask(old);
 	chmod(path, 0600);
@@ -323,7 +323,7 @@ static int tcp_listener(const char *hostport, ax_error *err)
 	int fd = -1, one = 1, rc;
 
 	if (!colon || colon == hostport || (size_t)(colon - hostport) >= sizeof host)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "--listen needs HOST:PORT, got '%s'", hostport);
+		return ax_fail(err, AX_CODE_USAGE, "--listen needs HOST:PORT, got '%s'", hostport);
 	snprintf(host, sizeof host, "%.*s", (int)(colon - hostport), hostport);
 	if (host[0] == '[' && host[strlen(host) - 1] == ']') {
 		memmove(host, host + 1, strlen(host));
@@ -331,7 +331,7 @@ static int tcp_listener(const char *hostport, ax_error *err)
 	}
 	rc = getaddrinfo(host, colon + 1, &hints, &res);
 	if (rc != 0)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "--listen %s: %s", hostport, gai_strerror(rc));
+		return ax_fail(err, AX_CODE_USAGE, "--listen %s: %s", hostport, gai_strerror(rc));
 	fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
 	    bind(fd, res->ai_addr, res->ai_addrlen) < 0 || listen(fd, SOMAXCONN) < 0) {
@@ -339,7 +339,7 @@ static int tcp_listener(const char *hostport, ax_error *err)
 		if (fd >= 0)
 			close(fd);
 		freeaddrinfo(res);
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot listen on %s: %s", hostport, strerror(rc));
+		return ax_fail(err, AX_CODE_IO, "cannot listen on %s: %s", hostport, strerror(rc));
 	}
 	freeaddrinfo(res);
 	return fd;
@@ -358,7 +358,7 @@ static char *read_key(const options *o, ax_error *err)
 
 		if (rc != 0) {
 			if (rc == 1)
-				ax_fail(err, AX_EXIT_FAILURE, "IO", "API key file %s does not exist", o->api_key_file);
+				ax_fail(err, AX_CODE_IO, "API key file %s does not exist", o->api_key_file);
 			return NULL;
 		}
 		while (len && (key[len - 1] == '\n' || key[len - 1] == '\r' || key[len - 1] == ' '))
@@ -368,7 +368,7 @@ static char *read_key(const options *o, ax_error *err)
 	}
 	if (!key || !*key) {
 		free(key);
-		ax_fail(err, AX_EXIT_USAGE, "USAGE",
+		ax_fail(err, AX_CODE_USAGE,
 			"--listen needs an API key (--api-key-file or OPEN_SANDBOX_API_KEY), or --insecure");
 		return NULL;
 	}
@@ -554,7 +554,7 @@ int main(int argc, char **argv)
 	/* Before adoption, which restarts the resolvers of policed sandboxes. */
 	e.egress = ax_egresses_new(getenv("ALLOX_ENGINE_HOSTS_FILE"));
 	if (!e.egress) {
-		ax_fail(&err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		ax_fail(&err, AX_CODE_NOMEM, "out of memory");
 		goto fail;
 	}
 	ax_sandboxes_adopt(&e);

@@ -94,8 +94,8 @@ static json_t *endpoint(ax_engine *e, json_t *rec, long port, ax_error *err)
 		if (!e->forwards)
 			e->forwards = ax_fwds_new();
 		rc = e->forwards ? ax_fwd_get(e->forwards, id, ns, (int)port, &host_port, &why)
-				 : ax_fail(&why, AX_EXIT_FAILURE, "NOMEM", "out of memory");
-		rc = rc == 0 ? 1 : strcmp(why.code, "NOT_LISTENING") == 0 ? 0 : -1;
+				 : ax_fail(&why, AX_CODE_NOMEM, "out of memory");
+		rc = rc == 0 ? 1 : why.code == AX_CODE_NOT_LISTENING ? 0 : -1;
 	}
 	close(ns);
 	if (rc < 0) {

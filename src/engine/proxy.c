@@ -132,8 +132,8 @@ static void write_all(int fd, const char *p, size_t n)
 
 static void answer_error(int fd, const ax_error *err)
 {
-	int status = ax_wire_status(err->code);
-	json_t *body = json_pack("{s:s, s:s}", "code", strstr(err->code, "::") ? err->code : "GENERAL::UNKNOWN_ERROR",
+	int status = ax_wire_status(err->peer_code);
+	json_t *body = json_pack("{s:s, s:s}", "code", strstr(err->peer_code, "::") ? err->peer_code : "GENERAL::UNKNOWN_ERROR",
 				 "message", err->message);
 	char *text = body ? json_dumps(body, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL, head[256];
 

@@ -22,7 +22,7 @@ int ax_proxy_key_load(ax_engine *e, ax_error *err)
 	int fd;
 
 	if (!path)
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd >= 0) {
 		n = read(fd, key, 64);
@@ -31,7 +31,7 @@ int ax_proxy_key_load(ax_engine *e, ax_error *err)
 	if (n != 64) {
 		if (ax_random_hex(key, 32) < 0 || ax_write_file_replace(path, key, 64, 0600, err) < 0) {
 			free(path);
-			return err->message[0] ? -1 : ax_fail(err, AX_EXIT_FAILURE, "ENGINE", "no randomness for a key");
+			return err->message[0] ? -1 : ax_fail(err, AX_CODE_ENGINE, "no randomness for a key");
 		}
 	}
 	key[64] = '\0';

@@ -1,5 +1,6 @@
 /* Every route of the lifecycle API the engine serves, and the dispatch:
  * 404 for a path no row has, 405 for a method no row of that path has. */
+#include "lib/timeutil.h"
 #include "engine/routes.h"
 
 #include <string.h>
@@ -43,7 +44,7 @@ void ax_engine_handle(ax_engine *e, const ax_req *req, ax_resp *resp)
 	ax_route_args args;
 	int status;
 
-	atomic_store(&e->last_request_ms, ax_rt_now_ms());
+	atomic_store(&e->last_request_ms, ax_mono_ms());
 	r = ax_route_find(lifecycle_routes, req->method, req->path, &args, &status);
 	if (r)
 		r->fn(e, req, &args, resp);

@@ -91,7 +91,7 @@ void ax_sandboxes_reap(ax_engine *e)
 void ax_sandboxes_scan_host(ax_engine *e)
 {
 	char mask[sizeof e->host_mask], note[256] = "", *images;
-	long long now = ax_rt_now_ms();
+	long long now = ax_mono_ms();
 	ax_error err;
 
 	pthread_mutex_lock(&e->lock);
@@ -185,7 +185,7 @@ int ax_sandbox_freeze_for_capture(ax_engine *e, const char *id, ax_error *err)
 	ax_rt_handle h;
 
 	if (!rec)
-		return ax_fail(err, AX_EXIT_FAILURE, "NOT_FOUND", "sandbox %s is gone", id);
+		return ax_fail(err, AX_CODE_NOT_FOUND, "sandbox %s is gone", id);
 	ax_record_handle(rec, &h);
 	if (n == 0 && ax_rt_freeze(&h, id, err) < 0)
 		return -1;

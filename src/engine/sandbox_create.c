@@ -158,9 +158,9 @@ static int reserve(ax_engine *e, const char *id, const char *dir, const char *sn
 	if (!dir || ax_mkdir_p(dir, 0700, &why) < 0 || ax_claim_uids(e, rec, dir, &why) < 0 ||
 	    ax_volumes_prepare(e, rec, &why) < 0 || ax_store_save_nosync(e, rec, &why) < 0) {
 		if (!dir)
-			ax_fail(&why, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+			ax_fail(&why, AX_CODE_NOMEM, "out of memory");
 		ax_engine_log(e, "create %s failed: %s", id, why.message);
-		if (strstr(why.code, "::"))
+		if (strstr(why.peer_code, "::"))
 			*err = why;
 		else
 			ax_wire_fail(err, "SANDBOX::PROVISIONING_ERROR", "cannot start sandbox: %s", why.message);
@@ -188,11 +188,11 @@ static void abandon(ax_engine *e, const char *id, const char *dir, json_t *runti
 		ax_sandbox_collect(&h, 100);
 		json_decref(gone);
 		json_decref(runtime);
-		ax_fail(why, AX_EXIT_FAILURE, "GONE", "the sandbox was deleted while it started");
+		ax_fail(why, AX_CODE_GONE, "the sandbox was deleted while it started");
 	}
 	ax_engine_log(e, "create %s failed: %s", id, why->message);
 	/* A failure the request caused (a volume's path, say) is the client's. */
-	if (strstr(why->code, "::"))
+	if (strstr(why->peer_code, "::"))
 		*err = *why;
 	else
 		ax_wire_fail(err, "SANDBOX::PROVISIONING_ERROR", "cannot start sandbox: %s", why->message);
@@ -270,7 +270,7 @@ static json_t *start(ax_engine *e, const char *id, const char *dir, json_t *rec,
 
 	runtime = spec ? ax_sandbox_spawn(e, spec, &why) : NULL;
 	if (!spec)
-		ax_fail(&why, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		ax_fail(&why, AX_CODE_NOMEM, "out of memory");
 	json_decref(spec);
 
 	pthread_mutex_lock(&e->lock);

@@ -99,10 +99,10 @@ static int open_console_old(const char *dir, ax_error *err)
 	int fd;
 
 	if (!path)
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
-		ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot open %s: %s", path, strerror(errno));
+		ax_fail(err, AX_CODE_IO, "cannot open %s: %s", path, strerror(errno));
 	free(path);
 	return fd;
 }
@@ -117,7 +117,7 @@ static char *write_resolv_conf(const char *dir, ax_error *err)
 
 	if (!path || ax_write_file_replace(path, conf, sizeof conf - 1, 0644, err) < 0) {
 		if (!path)
-			ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+			ax_fail(err, AX_CODE_NOMEM, "out of memory");
 		free(path);
 		return NULL;
 	}
@@ -149,7 +149,7 @@ json_t *ax_sandbox_spawn(ax_engine *e, const json_t *rec, ax_error *err)
 
 	if (!dir || !env || (json_array_size(json_object_get(rec, "layers")) && (!layers || !bases)) ||
 	    ax_random_hex(token, 32) < 0) {
-		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "cannot prepare the sandbox");
+		ax_fail(err, AX_CODE_NOMEM, "cannot prepare the sandbox");
 		goto out;
 	}
 	lfd = listen_loopback(&port);
@@ -157,12 +157,12 @@ json_t *ax_sandbox_spawn(ax_engine *e, const json_t *rec, ax_error *err)
 	 * sandbox's own network, out of the host's reach. */
 	cfd = lfd < 0 ? -1 : listen_loopback(&cdp_port);
 	if (lfd < 0 || cfd < 0 || pipe(tp) < 0) {
-		ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot set up the agent's socket: %s", strerror(errno));
+		ax_fail(err, AX_CODE_IO, "cannot set up the agent's socket: %s", strerror(errno));
 		goto out;
 	}
 	/* The token travels through a pipe so it never shows in argv or the environment. */
 	if (write(tp[1], token, strlen(token)) != (ssize_t)strlen(token)) {
-		ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot pass the token: %s", strerror(errno));
+		ax_fail(err, AX_CODE_IO, "cannot pass the token: %s", strerror(errno));
 		goto out;
 	}
 	close(tp[1]);
@@ -174,7 +174,7 @@ json_t *ax_sandbox_spawn(ax_engine *e, const json_t *rec, ax_error *err)
 	/* The stack says when the sandbox's interface is up; the agent holds
 	 * the commands it starts until then (a create does not wait for it). */
 	if (mode == AX_NET_ISOLATED && pipe2(rp, O_CLOEXEC) < 0) {
-		ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot create a pipe: %s", strerror(errno));
+		ax_fail(err, AX_CODE_IO, "cannot create a pipe: %s", strerror(errno));
 		goto out;
 	}
 	snprintf(fdbuf[0], sizeof fdbuf[0], "%d", lfd);
@@ -185,7 +185,7 @@ json_t *ax_sandbox_spawn(ax_engine *e, const json_t *rec, ax_error *err)
 	snprintf(maxbuf, sizeof maxbuf, "%lld", e->console_log_max);
 	argv = calloc(n + 17, sizeof *argv);
 	if (!argv) {
-		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		ax_fail(err, AX_CODE_NOMEM, "out of memory");
 		goto out;
 	}
 	argv[0] = e->agent_path;
@@ -249,7 +249,7 @@ json_t *ax_sandbox_spawn(ax_engine *e, const json_t *rec, ax_error *err)
 	}
 	/* Fail closed: without its mask a host sandbox would read the host's secrets. */
 	if (!spec.host_mask && strcmp(spec.image ?: "", "host") == 0) {
-		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot hide the host's private files (see the engine's log)");
+		ax_fail(err, AX_CODE_RUNTIME, "cannot hide the host's private files (see the engine's log)");
 		goto out;
 	}
 	if (ax_volumes_open(e, rec, &volumes, &n_volumes, err) < 0)
@@ -273,7 +273,7 @@ json_t *ax_sandbox_spawn(ax_engine *e, const json_t *rec, ax_error *err)
 			    "token", token);
 	if (!runtime) {
 		ax_rt_kill(&h, id, NULL);
-		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	}
 out:
 	if (lfd >= 0)

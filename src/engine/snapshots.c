@@ -205,13 +205,13 @@ static void mark_unsynced(ax_engine *e, json_t *snap)
 {
 	json_object_set_new(snap, UNSYNCED, json_string(e->boot_id));
 	if (!e->unsynced_since_ms)
-		e->unsynced_since_ms = ax_rt_now_ms();
+		e->unsynced_since_ms = ax_mono_ms();
 }
 
 void ax_snapshots_sync(ax_engine *e, bool force)
 {
 	json_t *pending = json_array(), *snap, *x;
-	long long now = ax_rt_now_ms();
+	long long now = ax_mono_ms();
 	const char *id;
 	size_t i;
 	int fd;
@@ -284,14 +284,6 @@ static void job_free(capture_job *job)
 	free(job);
 }
 
-static double since(const struct timespec *t0)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 /* The copy runs without the engine lock: the sandbox is frozen, so its layer
  * holds still, and other requests go on meanwhile. The thaw (a third of a
  * millisecond with cgroup v1's freezer) comes after the waiting request has
@@ -302,25 +294,24 @@ static void *capture_thread(void *arg)
 	capture_job *job = arg;
 	ax_engine *e = job->e;
 	char *partial = layer_path(e, job->snapshot_id, PARTIAL_SUFFIX), msg[768];
-	struct timespec t0;
+	double t0 = ax_mono_s();
 	long long size = 0;
 	ax_error err;
 	json_t *snap;
 	int rc;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ax_error_clear(&err);
 	rc = partial ? ax_layer_copy(job->src, partial, &size, &err)
-		     : ax_fail(&err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		     : ax_fail(&err, AX_CODE_NOMEM, "out of memory");
 	if (rc == 0 && rename(partial, job->dst) < 0)
-		rc = ax_fail(&err, AX_EXIT_FAILURE, "IO", "cannot keep the layer: %s", strerror(errno));
+		rc = ax_fail(&err, AX_CODE_IO, "cannot keep the layer: %s", strerror(errno));
 	if (rc < 0 && partial)
 		ax_rt_remove_state(partial, &(ax_error){ 0 });
 
 	pthread_mutex_lock(&e->lock);
 	snap = json_object_get(e->snapshots, job->snapshot_id);
 	if (snap && rc == 0) {
-		double took = since(&t0);
+		double took = (ax_mono_s() - t0);
 
 		snprintf(msg, sizeof msg, "captured %lld bytes in %.3f s", size, took);
 		json_object_set_new(snap, "sizeBytes", json_integer(size));
@@ -362,7 +353,7 @@ static int start_capture(ax_engine *e, json_t *snap, const char *sandbox_id, cap
 	if (!job || !sdir) {
 		free(job);
 		free(sdir);
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	}
 	job->e = e;
 	job->waited = true;
@@ -373,7 +364,7 @@ static int start_capture(ax_engine *e, json_t *snap, const char *sandbox_id, cap
 	free(sdir);
 	if (!job->src || !job->dst) {
 		job_free(job);
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	}
 	if (ax_sandbox_freeze_for_capture(e, sandbox_id, err) < 0) {
 		job_free(job);
@@ -386,7 +377,7 @@ static int start_capture(ax_engine *e, json_t *snap, const char *sandbox_id, cap
 	if (rc != 0) {
 		ax_sandbox_thaw_after_capture(e, sandbox_id);
 		job_free(job);
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot start the capture: %s", strerror(rc));
+		return ax_fail(err, AX_CODE_IO, "cannot start the capture: %s", strerror(rc));
 	}
 	e->captures++;
 	*started = job;
@@ -701,7 +692,7 @@ int ax_snapshots_load(ax_engine *e, ax_error *err)
 		return -1;
 	d = opendir(e->snapshots_dir);
 	if (!d)
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot read %s: %s", e->snapshots_dir, strerror(errno));
+		return ax_fail(err, AX_CODE_IO, "cannot read %s: %s", e->snapshots_dir, strerror(errno));
 	while ((de = readdir(d))) {
 		char *path;
 		json_t *snap;
@@ -741,7 +732,7 @@ void ax_snapshots_adopt(ax_engine *e)
 		} else if (taken_in && strcmp(taken_in, e->boot_id) == 0) {
 			/* The last engine's, still in the page cache: sync it soon. */
 			if (!e->unsynced_since_ms)
-				e->unsynced_since_ms = ax_rt_now_ms();
+				e->unsynced_since_ms = ax_mono_ms();
 		} else if (taken_in) {
 			json_object_del(snap, UNSYNCED);
 			snap_status(e, snap, "Failed", "snapshot_not_on_disk",

@@ -25,7 +25,7 @@ static int store(ax_engine *e, json_t *record, bool durable, ax_error *err)
 	int rc;
 
 	if (!dir || !path || !text)
-		rc = ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		rc = ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	else if (durable)
 		rc = ax_write_file_atomic(path, text, strlen(text), 0600, err);
 	else
@@ -55,7 +55,7 @@ int ax_store_load(ax_engine *e, ax_error *err)
 		return -1;
 	d = opendir(e->sandboxes_dir);
 	if (!d)
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot read %s", e->sandboxes_dir);
+		return ax_fail(err, AX_CODE_IO, "cannot read %s", e->sandboxes_dir);
 	while ((de = readdir(d))) {
 		char *dir, *path;
 		json_t *rec;

@@ -68,8 +68,9 @@ int ax_wire_fail(ax_error *err, const char *code, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	ax_vfail(err, AX_EXIT_FAILURE, code, fmt, ap);
+	ax_vfail(err, AX_CODE_SERVER, fmt, ap);
 	va_end(ap);
+	ax_error_peer_code(err, code);
 	return -1;
 }
 
@@ -88,7 +89,7 @@ void ax_resp_fail(ax_resp *resp, const ax_error *err)
 {
 	/* A failure below the domain code (a code without an area) is the
 	 * engine's own: the client sees it as such, with its message. */
-	const char *code = strstr(err->code, "::") ? err->code : "GENERAL::UNKNOWN_ERROR";
+	const char *code = strstr(err->peer_code, "::") ? err->peer_code : "GENERAL::UNKNOWN_ERROR";
 
 	ax_resp_error(resp, ax_wire_status(code), code, "%s", err->message);
 }

@@ -248,7 +248,7 @@ static json_t *list_from_text(const char *text, ax_error *err)
 		snprintf(doc, n, "v = %s\n", p);
 		if (toml_parse(doc, strlen(doc), &parsed, &perr) < 0) {
 			free(doc);
-			ax_fail(err, AX_EXIT_USAGE, "INVALID_VALUE", "invalid TOML array '%s'", text);
+			ax_fail(err, AX_CODE_INVALID_VALUE, "invalid TOML array '%s'", text);
 			return NULL;
 		}
 		free(doc);
@@ -285,7 +285,7 @@ json_t *ax_conf_value_from_text(const ax_conf_key *k, const char *text, ax_error
 	switch (k->type) {
 	case AX_CONF_BOOL:
 		if (parse_bool_word(text, &b) < 0) {
-			ax_fail(err, AX_EXIT_USAGE, "INVALID_VALUE",
+			ax_fail(err, AX_CODE_INVALID_VALUE,
 				"Invalid value '%s' for %s: expected true or false", text, k->key);
 			return NULL;
 		}
@@ -298,7 +298,7 @@ json_t *ax_conf_value_from_text(const ax_conf_key *k, const char *text, ax_error
 		errno = 0;
 		n = strtoll(text, &end, 10);
 		if (errno || end == text || *end) {
-			ax_fail(err, AX_EXIT_USAGE, "INVALID_VALUE",
+			ax_fail(err, AX_CODE_INVALID_VALUE,
 				"Invalid value '%s' for %s: expected an integer", text, k->key);
 			return NULL;
 		}
@@ -315,13 +315,13 @@ json_t *ax_conf_value_from_text(const ax_conf_key *k, const char *text, ax_error
 		break;
 	}
 	if (!raw) {
-		ax_fail(err, AX_EXIT_USAGE, "INVALID_VALUE", "Invalid value for %s (not valid UTF-8?)", k->key);
+		ax_fail(err, AX_CODE_INVALID_VALUE, "Invalid value for %s (not valid UTF-8?)", k->key);
 		return NULL;
 	}
 	v = check_value(k, raw, reason, sizeof reason);
 	json_decref(raw);
 	if (!v)
-		ax_fail(err, AX_EXIT_USAGE, "INVALID_VALUE", "Invalid value '%s' for %s: %s", text, k->key, reason);
+		ax_fail(err, AX_CODE_INVALID_VALUE, "Invalid value '%s' for %s: %s", text, k->key, reason);
 	return v;
 }
 
@@ -344,7 +344,7 @@ int ax_config_path(const char *home, const char *profile, const char *config_pat
 		*out = strdup(config_path);
 	} else if (profile) {
 		if (!valid_profile(profile) || strlen(profile) > 200)
-			return ax_fail(err, AX_EXIT_USAGE, "USAGE",
+			return ax_fail(err, AX_CODE_USAGE,
 				       "Invalid profile name '%s': use letters, digits, '-' and '_'", profile);
 		snprintf(name, sizeof name, "%s.toml", profile);
 		*out = ax_path_join(home, name);
@@ -352,7 +352,7 @@ int ax_config_path(const char *home, const char *profile, const char *config_pat
 		*out = ax_path_join(home, "config.toml");
 	}
 	if (!*out)
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "out of memory");
+		return ax_fail(err, AX_CODE_IO, "out of memory");
 	return 0;
 }
 
@@ -421,7 +421,7 @@ static int resolve_key(ax_config *cfg, const ax_conf_key *k, const ax_config_fla
 
 			v = check_value(k, fv, reason, sizeof reason);
 			if (!v)
-				return ax_fail(err, AX_EXIT_FAILURE, "CONFIG", "%s: %s: %s", cfg->path, k->key, reason);
+				return ax_fail(err, AX_CODE_CONFIG, "%s: %s: %s", cfg->path, k->key, reason);
 			snprintf(source, sizeof source, "file");
 		}
 	}
@@ -446,7 +446,7 @@ int ax_config_load(ax_config *cfg, const char *path, const ax_config_flags *flag
 	cfg->resolved = json_object();
 	cfg->sources = json_object();
 	if (!cfg->path || !cfg->resolved || !cfg->sources)
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "out of memory");
+		return ax_fail(err, AX_CODE_IO, "out of memory");
 	rc = ax_read_file(path, &text, &len, err);
 	if (rc < 0)
 		return -1;
@@ -456,7 +456,7 @@ int ax_config_load(ax_config *cfg, const char *path, const ax_config_flags *flag
 
 		if (toml_parse(text, len, &cfg->file, &perr) < 0) {
 			free(text);
-			return ax_fail(err, AX_EXIT_FAILURE, "CONFIG", "%s:%s", path, perr.message);
+			return ax_fail(err, AX_CODE_CONFIG, "%s:%s", path, perr.message);
 		}
 		free(text);
 	} else {

@@ -13,7 +13,7 @@
 
 static int invalid(ax_error *err, const char *s)
 {
-	return ax_fail(err, AX_EXIT_USAGE, "INVALID_DURATION", "Invalid duration '%s'. " DURATION_FORMS, s);
+	return ax_fail(err, AX_CODE_INVALID_DURATION, "Invalid duration '%s'. " DURATION_FORMS, s);
 }
 
 int ax_duration_parse(const char *s, long long *seconds, ax_error *err)
@@ -27,11 +27,11 @@ int ax_duration_parse(const char *s, long long *seconds, ax_error *err)
 	bool any = false;
 
 	if (!s)
-		return ax_fail(err, AX_EXIT_USAGE, "INVALID_DURATION", "Duration cannot be empty. " DURATION_FORMS);
+		return ax_fail(err, AX_CODE_INVALID_DURATION, "Duration cannot be empty. " DURATION_FORMS);
 	while (isspace((unsigned char)*p))
 		p++;
 	if (!*p)
-		return ax_fail(err, AX_EXIT_USAGE, "INVALID_DURATION", "Duration cannot be empty. " DURATION_FORMS);
+		return ax_fail(err, AX_CODE_INVALID_DURATION, "Duration cannot be empty. " DURATION_FORMS);
 
 	while (*p && !isspace((unsigned char)*p)) {
 		long long n = 0;

@@ -20,11 +20,11 @@ int ax_read_file(const char *path, char **data, size_t *len, ax_error *err)
 	if (fd < 0) {
 		if (errno == ENOENT)
 			return 1;
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot open %s: %s", path, strerror(errno));
+		return ax_fail(err, AX_CODE_IO, "cannot open %s: %s", path, strerror(errno));
 	}
 	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
 		close(fd);
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot read %s: is a directory", path);
+		return ax_fail(err, AX_CODE_IO, "cannot read %s: is a directory", path);
 	}
 	for (;;) {
 		ssize_t n;
@@ -37,7 +37,7 @@ int ax_read_file(const char *path, char **data, size_t *len, ax_error *err)
 			if (!grown) {
 				free(buf);
 				close(fd);
-				return ax_fail(err, AX_EXIT_FAILURE, "IO", "out of memory reading %s", path);
+				return ax_fail(err, AX_CODE_IO, "out of memory reading %s", path);
 			}
 			buf = grown;
 		}
@@ -49,7 +49,7 @@ int ax_read_file(const char *path, char **data, size_t *len, ax_error *err)
 
 			free(buf);
 			close(fd);
-			return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot read %s: %s", path, strerror(e));
+			return ax_fail(err, AX_CODE_IO, "cannot read %s: %s", path, strerror(e));
 		}
 		if (n == 0)
 			break;
@@ -106,27 +106,27 @@ static int write_replace(const char *path, const void *data, size_t len, mode_t 
 	int fd, e;
 
 	if (!tmp)
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "out of memory");
+		return ax_fail(err, AX_CODE_IO, "out of memory");
 	/* The temporary file sits beside the target so rename() stays on one file system. */
 	snprintf(tmp, n + 16, "%s.tmp.XXXXXX", path);
 	fd = mkstemp(tmp);
 	if (fd < 0) {
 		e = errno;
 		free(tmp);
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot write %s: %s", path, strerror(e));
+		return ax_fail(err, AX_CODE_IO, "cannot write %s: %s", path, strerror(e));
 	}
 	if (fchmod(fd, mode) < 0 || ax_write_all(fd, data, len) < 0 || (durable && fsync(fd) < 0)) {
 		e = errno;
 		close(fd);
 		unlink(tmp);
 		free(tmp);
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot write %s: %s", path, strerror(e));
+		return ax_fail(err, AX_CODE_IO, "cannot write %s: %s", path, strerror(e));
 	}
 	if (close(fd) < 0 || rename(tmp, path) < 0) {
 		e = errno;
 		unlink(tmp);
 		free(tmp);
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot write %s: %s", path, strerror(e));
+		return ax_fail(err, AX_CODE_IO, "cannot write %s: %s", path, strerror(e));
 	}
 	free(tmp);
 	if (durable)
@@ -150,7 +150,7 @@ int ax_mkdir_p(const char *path, mode_t mode, ax_error *err)
 	char *p;
 
 	if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "path too long: %s", path);
+		return ax_fail(err, AX_CODE_IO, "path too long: %s", path);
 	for (p = buf + 1; ; p++) {
 		if (*p == '/' || *p == '\0') {
 			char saved = *p;
@@ -158,10 +158,10 @@ int ax_mkdir_p(const char *path, mode_t mode, ax_error *err)
 
 			*p = '\0';
 			if (mkdir(buf, mode) < 0 && errno != EEXIST)
-				return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot create directory %s: %s",
+				return ax_fail(err, AX_CODE_IO, "cannot create directory %s: %s",
 					       buf, strerror(errno));
 			if (stat(buf, &st) == 0 && !S_ISDIR(st.st_mode))
-				return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot create directory %s: %s",
+				return ax_fail(err, AX_CODE_IO, "cannot create directory %s: %s",
 					       buf, strerror(ENOTDIR));
 			*p = saved;
 			if (!saved)
@@ -177,7 +177,7 @@ int ax_mkdir_parent(const char *path, mode_t mode, ax_error *err)
 	char *slash;
 
 	if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "path too long: %s", path);
+		return ax_fail(err, AX_CODE_IO, "path too long: %s", path);
 	slash = strrchr(buf, '/');
 	if (!slash || slash == buf)
 		return 0;

@@ -22,7 +22,7 @@ int ax_http_init(ax_http *c, const char *base, const char *unix_socket, long tim
 	c->timeout_s = timeout_s;
 	if (!c->base || (unix_socket && !c->unix_socket) || !c->headers || !c->last_headers) {
 		ax_http_free(c);
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	}
 	return 0;
 }
@@ -149,7 +149,7 @@ int ax_http_begin(ax_http *c, ax_http_call *call, const char *method, const char
 	call->unix_socket = c->unix_socket;
 	if (asprintf(&call->url, "%s%s", c->base, path) < 0) {
 		call->url = NULL;
-		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		ax_fail(err, AX_CODE_NOMEM, "out of memory");
 		return -1;
 	}
 	json_object_foreach(c->headers, name, value) {
@@ -160,7 +160,7 @@ int ax_http_begin(ax_http *c, ax_http_call *call, const char *method, const char
 	}
 	ax_http_add_header(call, "User-Agent: allox-cli/" PACKAGE_VERSION);
 	if (call->oom)
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	return 0;
 }
 
@@ -214,7 +214,7 @@ int ax_http_perform(ax_http_call *call, long *status, ax_error *err)
 	int rc;
 
 	if (call->oom || !call->url)
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	if (call->verbose)
 		fprintf(stderr, "[verbose] %s %s%s%s\n", call->method, call->url, call->unix_socket ? " via " : "",
 			call->unix_socket ? call->unix_socket : "");
@@ -227,7 +227,7 @@ int ax_http_perform(ax_http_call *call, long *status, ax_error *err)
 		/* The callback said why; keep its message if it set one. */
 		if (call->callback_failed && err && err->message[0])
 			return -1;
-		return ax_fail(err, AX_EXIT_FAILURE, "CONNECTION", "%s %s: %s", call->method,
+		return ax_fail(err, AX_CODE_CONNECTION, "%s %s: %s", call->method,
 			       call->unix_socket ? call->unix_socket : call->url,
 			       call->errbuf[0] ? call->errbuf : "transfer failed");
 	}
@@ -270,7 +270,7 @@ static int request_once(ax_http *c, const char *method, const char *path, const 
 	if (body) {
 		call.payload = json_dumps(body, JSON_COMPACT | JSON_PRESERVE_ORDER);
 		if (!call.payload) {
-			ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+			ax_fail(err, AX_CODE_NOMEM, "out of memory");
 			goto out;
 		}
 		call.payload_len = strlen(call.payload);
@@ -281,14 +281,14 @@ static int request_once(ax_http *c, const char *method, const char *path, const 
 	if (ax_http_perform(&call, &resp->status, err) < 0)
 		goto out;
 	if (s.oom) {
-		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory reading the response");
+		ax_fail(err, AX_CODE_NOMEM, "out of memory reading the response");
 		goto out;
 	}
 	resp->body = s.data ? s.data : strdup("");
 	resp->len = s.len;
 	s.data = NULL;
 	if (!resp->body) {
-		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		ax_fail(err, AX_CODE_NOMEM, "out of memory");
 		goto out;
 	}
 	ret = 0;
@@ -314,7 +314,7 @@ int ax_http_request_headers(ax_http *c, const char *method, const char *path, co
 		bool transport;
 
 		ret = request_once(c, method, path, headers, body, resp, e);
-		transport = ret < 0 && strcmp(e->code, "CONNECTION") == 0;
+		transport = ret < 0 && e->code == AX_CODE_CONNECTION;
 		if ((ret < 0 && !transport) || c->no_retry ||
 		    !ax_http_should_retry(method, transport, ret < 0 ? 0 : resp->status, attempt))
 			return ret;

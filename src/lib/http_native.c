@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include "lib/http_backend.h"
+#include "lib/timeutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -43,14 +44,6 @@ typedef struct xfer {
 	bool in_value, complete, aborted, got_bytes, got_headers;
 	bool dead;              /* the peer closed or reset the connection before answering */
 } xfer;
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int failf(ax_http_call *call, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int failf(ax_http_call *call, const char *fmt, ...)
@@ -120,7 +113,7 @@ static int wait_fd(xfer *x, int fd, short events)
 
 	for (;;) {
 		struct pollfd pf = { fd, events, 0 };
-		long long now = now_ms();
+		long long now = ax_mono_ms();
 		long long wait = TICK_MS;
 		int n;
 
@@ -143,7 +136,7 @@ static int wait_fd(xfer *x, int fd, short events)
 static int connect_fd(xfer *x, const char *host, const char *port)
 {
 	ax_http_call *call = x->call;
-	long long deadline = now_ms() + CONNECT_TIMEOUT_MS;
+	long long deadline = ax_mono_ms() + CONNECT_TIMEOUT_MS;
 	struct addrinfo hints = { 0 }, *res = NULL, *ai;
 	int fd = -1, e = 0, rc;
 
@@ -220,7 +213,7 @@ static int send_all(xfer *x, int fd, const char *p, size_t n)
 		p += w;
 		n -= (size_t)w;
 		x->up += (unsigned long long)w;
-		x->last_move = now_ms();
+		x->last_move = ax_mono_ms();
 	}
 	return 0;
 }
@@ -309,7 +302,7 @@ static int send_file(xfer *x, int fd, int file, unsigned long long offset, unsig
 			return failf(x->call, "local file shrank while it was being uploaded");
 		len -= (unsigned long long)w;
 		x->up += (unsigned long long)w;
-		x->last_move = now_ms();
+		x->last_move = ax_mono_ms();
 		if (progress(x) < 0)
 			return -1;
 	}
@@ -455,7 +448,7 @@ static int sink_body(xfer *x, int fd, unsigned long long left)
 		left -= (unsigned long long)n;
 		x->down += (unsigned long long)n;
 		call->sunk += (unsigned long long)n;
-		x->last_move = now_ms();
+		x->last_move = ax_mono_ms();
 		while (n > 0) {
 			ssize_t m = splice(pipefd[0], NULL, call->sink_fd, NULL, (size_t)n, SPLICE_F_MOVE);
 
@@ -511,7 +504,7 @@ static int receive(xfer *x, int fd, size_t chunk, bool *keep)
 		}
 		if (n > 0) {
 			x->got_bytes = true;
-			x->last_move = now_ms();
+			x->last_move = ax_mono_ms();
 		}
 		http_parser_execute(&parser, &settings, buf, (size_t)n);
 		if (x->aborted)
@@ -570,7 +563,7 @@ int ax_http_native_perform(ax_http_call *call)
 		x.call = call;
 		x.c = c;
 		x.down_total = -1;
-		x.last_move = now_ms();
+		x.last_move = ax_mono_ms();
 		if (call->timeout_s > 0)
 			x.deadline = x.last_move + call->timeout_s * 1000LL;
 		reused = c->connected && !c->fresh;

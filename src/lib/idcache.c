@@ -112,10 +112,10 @@ int ax_idcache_save(const char *home, const json_t *cache, ax_error *err)
 	int rc = -1;
 
 	if (!path)
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	text = json_dumps(cache, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	if (!text)
-		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	else if (ax_mkdir_parent(path, 0700, err) == 0)
 		rc = ax_write_file_replace(path, text, strlen(text), 0600, err);
 	free(text);
@@ -123,7 +123,7 @@ int ax_idcache_save(const char *home, const json_t *cache, ax_error *err)
 	if (rc == 0 && (path = journal_path(home)) != NULL) {
 		/* Emptied in place, never created: its edits are in ids.json now. */
 		if (truncate(path, 0) < 0 && errno != ENOENT)
-			rc = ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot empty %s: %s", path, strerror(errno));
+			rc = ax_fail(err, AX_CODE_IO, "cannot empty %s: %s", path, strerror(errno));
 		free(path);
 	}
 	return rc;
@@ -139,7 +139,7 @@ int ax_idcache_append(const char *home, const char *domain, const json_t *edit, 
 	if (!path || !stamped || json_object_set_new(stamped, "domain", json_string(domain ? domain : "local")) < 0 ||
 	    !(text = json_dumps(stamped, JSON_COMPACT | JSON_PRESERVE_ORDER)) || asprintf(&line, "%s\n", text) < 0) {
 		line = NULL;
-		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		ax_fail(err, AX_CODE_NOMEM, "out of memory");
 		goto out;
 	}
 	/* One write with O_APPEND: concurrent appends do not interleave. The
@@ -151,14 +151,14 @@ int ax_idcache_append(const char *home, const char *domain, const json_t *edit, 
 		fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	}
 	if (fd < 0 || ax_write_all(fd, line, strlen(line)) < 0 || fstat(fd, &st) < 0) {
-		ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot write %s: %s", path, strerror(errno));
+		ax_fail(err, AX_CODE_IO, "cannot write %s: %s", path, strerror(errno));
 		goto out;
 	}
 	rc = 0;
 	if (st.st_size > AX_IDCACHE_JOURNAL_MAX) {
 		json_t *cache = ax_idcache_load(home, domain);
 
-		rc = cache ? ax_idcache_save(home, cache, err) : ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		rc = cache ? ax_idcache_save(home, cache, err) : ax_fail(err, AX_CODE_NOMEM, "out of memory");
 		json_decref(cache);
 	}
 out:

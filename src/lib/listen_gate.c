@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/timeutil.h"
+
 #define DEFAULT_HEADER_MS 10000u
 #define DEFAULT_HEADER_MAX ((size_t)32 * 1024)
 #define MIN_HELD 16u
@@ -52,14 +54,6 @@ struct ax_gate {
 	int64_t paused_until;         /* 0 while accepting */
 	char *peek;                   /* header_max bytes */
 };
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 bool ax_gate_header_complete(const char *buf, size_t len)
 {
@@ -177,7 +171,7 @@ static void set_accepting(ax_gate *g, bool on)
 	struct epoll_event ev = { .events = on ? EPOLLIN : 0, .data.ptr = &g->listen_fd };
 
 	epoll_ctl(g->epfd, EPOLL_CTL_MOD, g->listen_fd, &ev);
-	g->paused_until = on ? 0 : mono_ms() + ACCEPT_PAUSE_MS;
+	g->paused_until = on ? 0 : ax_mono_ms() + ACCEPT_PAUSE_MS;
 }
 
 static void hold(ax_gate *g, int fd, const struct sockaddr_storage *addr, socklen_t addrlen)
@@ -193,7 +187,7 @@ static void hold(ax_gate *g, int fd, const struct sockaddr_storage *addr, sockle
 		return;
 	}
 	h->fd = fd;
-	h->deadline = mono_ms() + g->header_ms;
+	h->deadline = ax_mono_ms() + g->header_ms;
 	h->addr = *addr;
 	h->addrlen = addrlen;
 	/* Edge-triggered: a peek leaves the bytes queued, so a level-triggered
@@ -281,7 +275,7 @@ static void *run(void *arg)
 	struct epoll_event evs[64];
 
 	for (;;) {
-		int64_t now = mono_ms();
+		int64_t now = ax_mono_ms();
 		int n, i;
 
 		expire(g, now);
@@ -335,7 +329,7 @@ int ax_gate_start(ax_gate **gate, int listen_fd, const ax_gate_limits *lim, ax_g
 
 	*gate = NULL;
 	if (!g)
-		return ax_fail(err, AX_EXIT_FAILURE, "SERVER", "out of memory");
+		return ax_fail(err, AX_CODE_SERVER, "out of memory");
 	g->listen_fd = listen_fd;
 	g->epfd = g->wake_fd = -1;
 	g->pass = pass;
@@ -349,7 +343,7 @@ int ax_gate_start(ax_gate **gate, int listen_fd, const ax_gate_limits *lim, ax_g
 	if (!g->peek || g->epfd < 0 || g->wake_fd < 0) {
 		e = g->peek ? errno : ENOMEM;
 		gate_free(g);
-		return ax_fail(err, AX_EXIT_FAILURE, "SERVER", "cannot set up the listener: %s", strerror(e));
+		return ax_fail(err, AX_CODE_SERVER, "cannot set up the listener: %s", strerror(e));
 	}
 	ev.data.ptr = &g->wake_fd;
 	if (epoll_ctl(g->epfd, EPOLL_CTL_ADD, g->wake_fd, &ev) < 0)
@@ -372,7 +366,7 @@ int ax_gate_start(ax_gate **gate, int listen_fd, const ax_gate_limits *lim, ax_g
 fail:
 	e = errno;
 	gate_free(g);
-	return ax_fail(err, AX_EXIT_FAILURE, "SERVER", "cannot watch listening socket %d: %s", listen_fd, strerror(e));
+	return ax_fail(err, AX_CODE_SERVER, "cannot watch listening socket %d: %s", listen_fd, strerror(e));
 }
 
 void ax_gate_stop(ax_gate *g)

@@ -155,7 +155,7 @@ typedef struct ax_progress {
 	const char *label;           /* "upload", "download" */
 	long long total;             /* bytes; < 0 unknown */
 	unsigned long long done;
-	struct timespec start, last;
+	double start, last;          /* ax_mono_s() */
 } ax_progress;
 
 /* Start timing a transfer shown on S (NULL: never shown). TOTAL < 0 when

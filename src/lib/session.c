@@ -69,7 +69,7 @@ int ax_session_get(const char *home, ax_session *s, bool *found, ax_error *err)
 
 	memset(s, 0, sizeof *s);
 	if (!path)
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "out of memory");
+		return ax_fail(err, AX_CODE_IO, "out of memory");
 	root = load_root(path);
 	*found = session_from_json(json_object_get(root, "current"), s);
 	json_decref(root);
@@ -86,16 +86,16 @@ static int lock_home(const char *home, ax_error *err)
 		return -1;
 	path = ax_path_join(home, "sessions.json.lock");
 	if (!path)
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "out of memory");
+		return ax_fail(err, AX_CODE_IO, "out of memory");
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0) {
-		ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot open %s: %s", path, strerror(errno));
+		ax_fail(err, AX_CODE_IO, "cannot open %s: %s", path, strerror(errno));
 		free(path);
 		return -1;
 	}
 	while (flock(fd, LOCK_EX) < 0) {
 		if (errno != EINTR) {
-			ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot lock %s: %s", path, strerror(errno));
+			ax_fail(err, AX_CODE_IO, "cannot lock %s: %s", path, strerror(errno));
 			close(fd);
 			free(path);
 			return -1;
@@ -112,12 +112,12 @@ static int save_root(const char *path, json_t *root, ax_error *err)
 	int rc;
 
 	if (!text)
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "out of memory");
+		return ax_fail(err, AX_CODE_IO, "out of memory");
 	len = strlen(text);
 	grown = realloc(text, len + 2);
 	if (!grown) {
 		free(text);
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "out of memory");
+		return ax_fail(err, AX_CODE_IO, "out of memory");
 	}
 	text = grown;
 	text[len++] = '\n';
@@ -146,7 +146,7 @@ int ax_session_set(const char *home, const char *sandbox_id, const char *aio_url
 	int lock, rc;
 
 	if (!path)
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "out of memory");
+		return ax_fail(err, AX_CODE_IO, "out of memory");
 	lock = lock_home(home, err);
 	if (lock < 0) {
 		free(path);
@@ -159,7 +159,7 @@ int ax_session_set(const char *home, const char *sandbox_id, const char *aio_url
 	root = load_root(path);
 	cur = ax_session_to_json(&s);
 	if (!s.sandbox_id || !s.aio_url || !s.created_at || !cur) {
-		rc = ax_fail(err, AX_EXIT_FAILURE, "IO", "out of memory");
+		rc = ax_fail(err, AX_CODE_IO, "out of memory");
 	} else {
 		json_object_set_new(root, "current", cur);
 		cur = NULL;
@@ -185,7 +185,7 @@ int ax_session_clear(const char *home, const char *only_id, bool *cleared, ax_er
 
 	*cleared = false;
 	if (!path)
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "out of memory");
+		return ax_fail(err, AX_CODE_IO, "out of memory");
 	lock = lock_home(home, err);
 	if (lock < 0) {
 		free(path);
@@ -202,7 +202,7 @@ int ax_session_clear(const char *home, const char *only_id, bool *cleared, ax_er
 			json_object_del(root, "current");
 			if (json_object_size(root) == 0) {
 				if (unlink(path) < 0 && errno != ENOENT)
-					rc = ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot remove %s: %s", path,
+					rc = ax_fail(err, AX_CODE_IO, "cannot remove %s: %s", path,
 						     strerror(errno));
 			} else {
 				rc = save_root(path, root, err);

@@ -110,7 +110,7 @@ static int fail(struct parser *p, size_t at, const char *why)
 			col += ((unsigned char)p->s[i] & 0xc0) != 0x80;
 		}
 	}
-	return ax_fail(p->err, AX_EXIT_FAILURE, "CONFIG", "%d:%d: %s", line, col, why);
+	return ax_fail(p->err, AX_CODE_CONFIG, "%d:%d: %s", line, col, why);
 }
 
 /* Get (KIND < 0) or set the kind of table OBJ. Kinds live beside the tree,
@@ -854,12 +854,12 @@ static int edit(struct parser *p, const struct target *t, const char *text, size
 	}
 	for (i = 0; i < k && (next = json_object_get(o, t->parts[i])); i++, o = next) {
 		if (!json_is_object(next))
-			return ax_fail(p->err, AX_EXIT_FAILURE, "CONFIG",
+			return ax_fail(p->err, AX_CODE_CONFIG,
 				       "cannot set '%s': parent is not a table", key);
 		frozen |= !meta(p, next, -1);
 	}
 	if (i == k && json_object_get(o, t->parts[k]))
-		return ax_fail(p->err, AX_EXIT_FAILURE, "CONFIG", "cannot set '%s': it is a table", key);
+		return ax_fail(p->err, AX_CODE_CONFIG, "cannot set '%s': it is a table", key);
 	if (frozen && t->inl_depth) {
 		/* Inline tables are closed: the key has to go inside the braces. */
 		buf_add(b, text, t->inl_pos);
@@ -885,7 +885,7 @@ static int edit(struct parser *p, const struct target *t, const char *text, size
 		put_keys(b, t->parts, 0, k);
 		buf_cat(b, "]", nl, t->name_text, " = ", val, nl);
 	}
-	return b->oom ? ax_fail(p->err, AX_EXIT_FAILURE, "CONFIG", "out of memory") : 0;
+	return b->oom ? ax_fail(p->err, AX_CODE_CONFIG, "out of memory") : 0;
 }
 
 int toml_set(const char *text, size_t len, const char *key, const json_t *value, char **out,
@@ -903,12 +903,12 @@ int toml_set(const char *text, size_t len, const char *key, const json_t *value,
 	memset(&t, 0, sizeof t);
 	memset(&p, 0, sizeof p);
 	if (!key || split_key(key, &t)) {
-		ax_fail(err, AX_EXIT_USAGE, "USAGE", "invalid key '%s'", key ? key : "");
+		ax_fail(err, AX_CODE_USAGE, "invalid key '%s'", key ? key : "");
 		goto out;
 	}
 	val = toml_format_value(value);
 	if (!val) {
-		ax_fail(err, AX_EXIT_FAILURE, "CONFIG",
+		ax_fail(err, AX_CODE_CONFIG,
 			"cannot set '%s': value cannot be written as TOML", key);
 		goto out;
 	}
@@ -924,13 +924,13 @@ int toml_set(const char *text, size_t len, const char *key, const json_t *value,
 	parser_free(&p);
 	memset(&p, 0, sizeof p);
 	if (toml_parse(b.p, b.n, &p.root, &e)) {
-		ax_fail(err, AX_EXIT_FAILURE, "CONFIG", "cannot set '%s': %s", key, e.message);
+		ax_fail(err, AX_CODE_CONFIG, "cannot set '%s': %s", key, e.message);
 		goto out;
 	}
 	for (o = p.root, i = 0; i < t.n && o; i++)
 		o = json_object_get(o, t.parts[i]);
 	if (!o || !json_equal(o, (json_t *)value)) {
-		ax_fail(err, AX_EXIT_FAILURE, "CONFIG", "cannot set '%s': internal error", key);
+		ax_fail(err, AX_CODE_CONFIG, "cannot set '%s': internal error", key);
 		goto out;
 	}
 	*out = b.p;

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Access (issue 12) against a real local engine that also listens on TCP with
+# Access against a real local engine that also listens on TCP with
 # an API key: the key and the agents' tokens are required, compared whole, and
 # never shown; the engine's files are private; a sandbox reaches neither the
 # engine's state, another sandbox's files nor a host file.
@@ -129,7 +129,7 @@ done
 [ -s "$TMP/agent.cmdline" ] || fail "empty agent cmdline: the check above proves nothing"
 
 t "a sandbox cannot reach the engine: no state, no socket, not its loopback TCP port"
-# 000: no connection at all (the sandbox has its own network, issue 21); a
+# 000: no connection at all (the sandbox has its own network); a
 # sandbox with the host's network would get the 401 of a request without
 # the key.
 run tcp run "$A" -- sh -c "test -e '$ALLOX_HOME' && echo home-visible

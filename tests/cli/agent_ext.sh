@@ -1,5 +1,5 @@
 #!/bin/sh
-# The agent's extension module (issues 3 and 11): a fresh sandbox's agent maps
+# The agent's extension module: a fresh sandbox's agent maps
 # neither libzmq, libwebsockets nor OpenSSL; the first Jupyter call loads
 # allox-agent-ext.so (bind-mounted read-only beside the agent); an agent
 # without its module, or with a broken one, answers those routes 503 naming

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Load and churn (issue 12) against a real local engine in a private ALLOX_HOME:
+# Load and churn against a real local engine in a private ALLOX_HOME:
 # 50 concurrent `run`s against one sandbox each get exactly their own output;
 # 200 create/kill cycles (4 at a time) leave no process, mount, cgroup, engine
 # fd or state directory behind, and the engine's RSS stays flat.

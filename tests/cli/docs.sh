@@ -1,5 +1,5 @@
 #!/bin/sh
-# The drift check (issue 10): the man pages against the command table, as
+# The drift check: the man pages against the command table, as
 # curl checks its option table against its docs. Every verb and option of
 # `allox-cli __commands` must be documented (with its default, short form,
 # arguments and output formats) in its group's page, every global option in
@@ -280,6 +280,22 @@ jq -r ".groups[].verbs[] | $verb_key" "$C" | while IFS= read -r v; do
 	awk -f "$ENTRIES" "$MAN/allox-cli-$g.1" | awk -F '\t' -v v="$v" '$1 == "V" && $2 == v { print $3 }' |
 		grep -qxF "$usage" || echo "  '$v': the .SS line must read '$usage' as help does"
 done >>"$TMP/r"
+[ ! -s "$TMP/r" ] || report "$TMP/r"
+
+t "allox-cli(1) ERROR CODES documents every -o json error code with its exit status, and nothing else"
+: >"$TMP/r"
+jq -r '.error_codes[] | "\(.code) \(.exit)"' "$C" | sort >"$TMP/want"
+# Each entry: .TP, .B CODE, then a line that starts "Exit N".
+awk '/^\.SH / { in_codes = ($0 == ".SH ERROR CODES") } in_codes && /^\.B / { code = $2; next }
+	in_codes && code != "" && match($0, /^Exit [0-9]+/) { print code, substr($0, 6, RLENGTH - 5) } { code = "" }' \
+	"$MAN/allox-cli.1" | sort >"$TMP/have"
+[ -s "$TMP/want" ] || echo "  allox-cli __commands lists no error_codes" >>"$TMP/r"
+comm -23 "$TMP/want" "$TMP/have" | sed 's/^\([^ ]*\) \(.*\)/  allox-cli.1: ERROR CODES lacks "\1" with "Exit \2."; add:\
+    .TP\
+    .B \1\
+    Exit \2.\
+    (what it means)/' >>"$TMP/r"
+comm -13 "$TMP/want" "$TMP/have" | sed 's/^/  allox-cli.1: ERROR CODES documents a code or exit status the program does not have: /' >>"$TMP/r"
 [ ! -s "$TMP/r" ] || report "$TMP/r"
 
 t "the pages render without a warning under groff -man -ww -z"

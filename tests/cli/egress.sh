@@ -1,5 +1,5 @@
 #!/bin/sh
-# Egress policy (issue 21 part 3): a sandbox created with networkPolicy
+# Egress policy: a sandbox created with networkPolicy
 # resolves only the names its policy allows and, when the policy denies by
 # default, reaches only the addresses those names resolved to; the egress
 # API (GET/PATCH/DELETE /policy behind the endpoint of port 18080) reads and

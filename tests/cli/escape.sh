@@ -1,5 +1,5 @@
 #!/bin/sh
-# Attacks from inside a sandbox (issue 20): each check does what code running
+# Attacks from inside a sandbox: each check does what code running
 # as root in a sandbox would try against the host or the engine, and passes
 # when the attack gets nowhere. A check is a function check_NAME listed in
 # CHECKS; it runs against the sandbox $SB (attacked) beside $OTHER (a

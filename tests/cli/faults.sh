@@ -1,5 +1,5 @@
 #!/bin/sh
-# Faults (issue 12): a server that refuses, hangs, fails or turns us away; the
+# Faults: a server that refuses, hangs, fails or turns us away; the
 # engine or a sandbox's agent killed mid-command; a full disk under a download.
 # Each case checks what the user sees: one clear line, the exit status, no
 # partial file, and consistent state afterwards.

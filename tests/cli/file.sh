@@ -63,7 +63,7 @@ t "write with neither --content nor piped input"
 if script -qec true /dev/null >/dev/null 2>&1; then
 	script -qec "'$ALLOX_CLI' file write /home/gem/x.txt" /dev/null >"$TMP/out" 2>&1
 	rc=$?
-	expect_rc 1
+	expect_rc 2
 	expect_out_has "Provide --content or pipe content via stdin."
 fi
 

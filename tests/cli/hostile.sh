@@ -1,5 +1,5 @@
 #!/bin/sh
-# Hostile input against a real local engine (issue 12): remote trees with
+# Hostile input against a real local engine: remote trees with
 # symlinks, odd and escaping names, 10,000 files; local symlinks on upload; a
 # 100 MB line without a newline; invalid UTF-8 and terminal escapes in output
 # and names; malformed multipart bodies sent straight to the agent.

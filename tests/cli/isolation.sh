@@ -1,5 +1,5 @@
 #!/bin/sh
-# Sandbox isolation, tried as code inside a sandbox would (issue 20): the
+# Sandbox isolation, tried as code inside a sandbox would: the
 # sandbox's root is an unprivileged host uid, the kernel surface is closed,
 # and what the sandbox makes lands on the host disk owned by its range.
 # Never changes a host sysctl: writes are same-value writes.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Resource limits against a real local engine (issue 20, item 3): what
+# Resource limits against a real local engine: what
 # sandbox create sends, what sandbox get shows, what lands in the sandbox's
 # cgroups on the host, and that it holds inside: a fork loop under --pids,
 # an allocation over --memory, CPU time over --cpu. Kill removes the

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Listeners that hold (issue 21): anyone on the host, a sandbox included,
+# Listeners that hold: anyone on the host, a sandbox included,
 # can open connections to an agent's loopback port and to the engine's TCP
 # port without credentials. Hundreds of idle connections, and slow ones that
 # trickle a header they never finish, must neither lock the owner out nor

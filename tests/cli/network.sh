@@ -1,5 +1,5 @@
 #!/bin/sh
-# Network isolation (issue 21): a sandbox has its own network namespace with
+# Network isolation: a sandbox has its own network namespace with
 # its own loopback, reaches other hosts through a user-mode stack, and
 # cannot reach the host's loopback, other sandboxes or link-local addresses;
 # the host reaches its ports only through endpoints the engine forwards.

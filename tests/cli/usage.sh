@@ -94,8 +94,9 @@ expect_rc 2
 run allox sandbox get --bogus -o table
 expect_rc 2
 expect_err_has "Try 'allox-cli sandbox get --help' for help."
-# After -- the words are run's command: its -o json is not ours.
-run allox run -- -o json
+# After -- the words are run's command: its -o json is not ours. (A domain
+# that refuses: the session set above must not start a local engine.)
+run allox --domain 127.0.0.1:9 run -- -o json
 expect_rc 1
 ! grep -q '^{' "$TMP/err" || fail "run's command was read as -o json: $(cat "$TMP/err")"
 
@@ -121,5 +122,52 @@ expect_err_has "Error: --chunk-size must be from 1024 to 16777216"
 run allox aio screenshot -f x --quality 101 -o json
 expect_rc 2
 [ "$(jq -r .error.message "$TMP/err")" = "--quality must be from 0 to 100" ] || fail "$(cat "$TMP/err")"
+
+t "usage errors found before a command parses are JSON with -o json anywhere before --"
+run allox sesion current -o json
+expect_rc 2
+expect_empty_out
+expect_err '{"error":{"message":"unknown command '"'"'sesion'"'"' (did you mean '"'"'session'"'"'?)","code":"USAGE"}}'
+run allox session curent --output=json
+expect_rc 2
+expect_err '{"error":{"message":"unknown verb '"'"'curent'"'"' for '"'"'session'"'"' (did you mean '"'"'current'"'"'?)","code":"USAGE"}}'
+run allox --verbos session current -o json
+expect_rc 2
+expect_err '{"error":{"message":"unknown option '"'"'--verbos'"'"' (did you mean '"'"'--verbose'"'"'?)","code":"USAGE"}}'
+run allox sesion -- -o json
+expect_rc 2
+expect_err_has "Error: unknown command 'sesion'"
+
+t "a usage error a handler finds exits 2 with the usage line, or as JSON"
+# A remote domain that refuses: no local engine starts for a usage error.
+run allox --domain 127.0.0.1:9 sandbox create --image ""
+expect_rc 2
+expect_empty_out
+expect_err "Usage: allox-cli sandbox create [OPTIONS]
+Error: Image required. Use --image or defaults.image in config.
+Try 'allox-cli sandbox create --help' for help."
+run allox --domain 127.0.0.1:9 sandbox create --image "" -o json
+expect_rc 2
+expect_empty_out
+expect_err '{"error":{"message":"Image required. Use --image or defaults.image in config.","code":"USAGE"}}'
+if script -qec true /dev/null >/dev/null 2>&1; then
+	# file write reads standard input only when it is not a terminal.
+	script -qec "'$ALLOX_CLI' file write /home/gem/x.txt" /dev/null >"$TMP/out" 2>&1
+	rc=$?
+	expect_rc 2
+	printf 'Usage: allox-cli file write [OPTIONS] [SANDBOX_ID] PATH\r\nError: Provide --content or pipe content via stdin.\r\nTry '"'"'allox-cli file write --help'"'"' for help.\r\n' |
+		cmp -s - "$TMP/out" || fail "terminal output differs"
+	script -qec "'$ALLOX_CLI' file write /home/gem/x.txt -o json" /dev/null >"$TMP/out" 2>&1
+	rc=$?
+	expect_rc 2
+	printf '{"error":{"message":"Provide --content or pipe content via stdin.","code":"USAGE"}}\r\n' |
+		cmp -s - "$TMP/out" || fail "terminal output differs"
+fi
+
+t "every error code leaves with its own exit status (__commands error_codes)"
+allox __commands | jq -e '.error_codes | map(select(.code == "USAGE" or .code == "INVALID_VALUE" or .code == "INVALID_DURATION") | .exit) == [2, 2, 2]' >/dev/null ||
+	fail "usage codes do not exit 2"
+allox __commands | jq -e '[.error_codes[] | select(.exit != 1 and .exit != 2) | .code] == ["INTERRUPTED"]' >/dev/null ||
+	fail "only INTERRUPTED leaves with neither 1 nor 2"
 
 done_testing

@@ -51,7 +51,7 @@
 #     409 and 422, never the HTTPException statuses the server raises (the
 #     AIO docs name 404 for a missing resource).  Same expected warning.
 #  4. GET /v1/browser/info answers vnc_url null: local sandboxes have no
-#     VNC (issue 7), and the message says so, but the spec types vnc_url
+#     VNC, and the message says so, but the spec types vnc_url
 #     as a required string.  Through the --errors proxy prism replaces the
 #     answer with its 500, whose only complaints must be that field's type
 #     and, following from it, that data matches neither BrowserInfoResult
@@ -861,7 +861,7 @@ if [ -z "${aio_down:-}" ]; then
 	req browser-shot-direct GET "http://$AGENT/v1/browser/screenshot"
 	check "agent (direct): the screenshot is a PNG" \
 		eval '[ "$code" = 200 ] && [ "$(od -An -tx1 -N 8 "$TMP/out" | tr -d " \n")" = 89504e470d0a1a0a ]'
-	# MCP REST bridge (issue 8), on the agent's built-in sandbox server.
+	# MCP REST bridge, on the agent's built-in sandbox server.
 	req mcp-servers GET "$APROXY/v1/mcp/servers"
 	check "aio: GET /v1/mcp/servers" \
 		eval '[ "$code" = 200 ] && clean && jtrue "$TMP/out" "$AIO_OK && d.data.includes(\"sandbox\") && d.data.includes(\"browser\")"'

@@ -189,7 +189,7 @@ static int claim_uids(const char *sd, unsigned *base, ax_error *err)
 	char real[PATH_MAX];
 
 	if (!realpath(sd, real))
-		return ax_fail(err, 1, "RUNTIME", "%s: %s", sd, strerror(errno));
+		return ax_fail(err, AX_CODE_RUNTIME, "%s: %s", sd, strerror(errno));
 	return ax_uidrange_claim(&uid_ranges, real, base, err);
 }
 
@@ -199,7 +199,7 @@ static int host_mask(const char *images, char *out, size_t len, ax_error *err)
 	char note[256];
 
 	if (mkdir(images, 0700) < 0 && errno != EEXIST)
-		return ax_fail(err, 1, "RUNTIME", "%s: %s", images, strerror(errno));
+		return ax_fail(err, AX_CODE_RUNTIME, "%s: %s", images, strerror(errno));
 	return ax_host_mask_get(images, out, len, note, sizeof note, err);
 }
 

@@ -8,17 +8,21 @@
 
 #include "lib/ax_error.h"
 
-/* A failure is one non-empty line without control bytes, with a code. */
+/* A failure is one non-empty line without control bytes, with a code
+ * and, in the server's code it passes on, no control bytes either. */
 static inline void fuzz_check_error(const ax_error *e)
 {
 	const char *p;
 
-	if (!e->message[0] || !e->code[0] || (e->exit_code != AX_EXIT_FAILURE && e->exit_code != AX_EXIT_USAGE))
+	if (!e->message[0] || e->code == AX_CODE_NONE || (e->exit_code != AX_EXIT_FAILURE && e->exit_code != AX_EXIT_USAGE))
 		abort();
 	for (p = e->message; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			abort();
 	for (p = e->hint; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			abort();
+	for (p = e->peer_code; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			abort();
 }

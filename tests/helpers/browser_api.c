@@ -22,7 +22,7 @@
 #include "agent/ext/browser/browser.h"
 #include "agent/core/reaper.h"
 
-static void report(const char *step, int rc, const char *ok, const struct ag_browser_error *err)
+static void report(const char *step, int rc, const char *ok, const struct ag_error *err)
 {
 	if (rc == 0)
 		printf("%s ok %s\n", step, ok ? ok : "");
@@ -33,7 +33,7 @@ static void report(const char *step, int rc, const char *ok, const struct ag_bro
 struct worker {
 	struct ag_browser *b;
 	int done;
-	struct ag_browser_error err;
+	struct ag_error err;
 };
 
 /* Calls from several threads at once: each must get its own right answer. */
@@ -108,7 +108,7 @@ int main(int argc, char **argv)
 	if (!b)
 		return 1;
 	for (i = 1; i < argc; i++) {
-		struct ag_browser_error err = { 0 };
+		struct ag_error err = { 0 };
 		const char *arg = strchr(argv[i], ':') ? strchr(argv[i], ':') + 1 : "";
 		char *s = NULL, line[128];
 		json_t *v = NULL;

@@ -25,7 +25,7 @@ tests_helpers_cdp_eval_LDADD = $(JANSSON_LIBS) $(CRYPTO_LIBS) $(LWS_LIBS)
 tests_helpers_browser_api_SOURCES = tests/helpers/browser_api.c src/agent/ext/browser/browser.c \
 	src/agent/ext/browser/browser_launch.c src/agent/ext/browser/cdp.c src/agent/ext/browser/cdp_msg.c \
 	src/agent/core/reaper.c src/agent/core/proc_spawn.c src/agent/core/netwait.c \
-	src/agent/execd/execd_rmtree.c src/agent/core/log.c
+	src/agent/execd/execd_rmtree.c src/agent/core/log.c src/agent/core/ag_error.c
 tests_helpers_browser_api_CFLAGS = $(AM_CFLAGS) $(CRYPTO_CFLAGS) $(LWS_CFLAGS) -pthread
 tests_helpers_browser_api_LDADD = libaxlib.a $(JANSSON_LIBS) $(CRYPTO_LIBS) $(LWS_LIBS) -lresolv -lpthread
 tests_helpers_mcp_probe_SOURCES = tests/helpers/mcp_probe.c

@@ -7,6 +7,7 @@ UNIT_UI_LDADD = libaxui.a $(UNIT_LDADD) $(NCURSES_LIBS) $(READLINE_LIBS)
 # Tests of the client's libraries: tests/unit/test_NAME.c against $(UNIT_LDADD).
 UNIT_TESTS += \
 	tests/unit/test_api_decode \
+	tests/unit/test_ax_error \
 	tests/unit/test_complete \
 	tests/unit/test_conf \
 	tests/unit/test_duration \
@@ -23,10 +24,13 @@ UNIT_TESTS += \
 	tests/unit/test_quantity \
 	tests/unit/test_secret \
 	tests/unit/test_session \
+	tests/unit/test_timeutil \
 	tests/unit/test_toml \
 	tests/unit/test_tui_complete
 tests_unit_test_api_decode_LDADD = $(UNIT_LDADD)
 tests_unit_test_api_decode_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_ax_error_LDADD = $(UNIT_LDADD)
+tests_unit_test_ax_error_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_complete_LDADD = $(UNIT_LDADD)
 tests_unit_test_complete_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_conf_LDADD = $(UNIT_LDADD)
@@ -59,6 +63,8 @@ tests_unit_test_secret_LDADD = $(UNIT_LDADD)
 tests_unit_test_secret_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_session_LDADD = $(UNIT_LDADD)
 tests_unit_test_session_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_timeutil_LDADD = $(UNIT_LDADD)
+tests_unit_test_timeutil_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_toml_LDADD = $(UNIT_LDADD)
 tests_unit_test_toml_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_tui_complete_LDADD = $(UNIT_UI_LDADD)

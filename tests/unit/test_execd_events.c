@@ -133,7 +133,7 @@ static void test_not_json(void **state)
 
 	(void)state;
 	assert_int_equal(decode("{\"type\":\"stdout\"\n", 64, &out, &d, &err), -1);
-	assert_string_equal(err.code, "PROTOCOL");
+	assert_int_equal(err.code, AX_CODE_PROTOCOL);
 	ax_event_decoder_free(&d);
 }
 
@@ -153,7 +153,7 @@ static void test_short_line_is_not_a_field(void **state)
 	assert_int_equal(ax_event_decoder_feed(&d, "event: x\n", 9), 0);
 	assert_int_equal(ax_event_decoder_feed(&d, "e", 1), 0);
 	assert_int_equal(ax_event_decoder_finish(&d), -1);
-	assert_string_equal(err.code, "PROTOCOL");
+	assert_int_equal(err.code, AX_CODE_PROTOCOL);
 	ax_event_decoder_free(&d);
 }
 

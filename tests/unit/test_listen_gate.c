@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "lib/listen_gate.h"
+#include "lib/timeutil.h"
 
 /* Long enough for a slow (valgrind) run to do each step well within it. */
 #define HEADER_MS 1000
@@ -115,14 +116,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static int client(const struct bench *b)
 {
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -191,7 +184,7 @@ static void test_idle_and_slow_closed_at_deadline(void **state)
 {
 	struct bench *b = *state;
 	int idle = client(b), slow = client(b), i;
-	int64_t start = now_ms(), took;
+	int64_t start = ax_mono_ms(), took;
 	char buf[64];
 
 	/* A byte every 100 ms does not buy time: the deadline runs from accept. */
@@ -201,7 +194,7 @@ static void test_idle_and_slow_closed_at_deadline(void **state)
 	}
 	assert_true(closed_within(idle, 4 * HEADER_MS, buf, sizeof buf));
 	assert_true(closed_within(slow, 4 * HEADER_MS, buf, sizeof buf));
-	took = now_ms() - start;
+	took = ax_mono_ms() - start;
 	assert_true(took >= HEADER_MS - 50);
 	assert_true(took < 3 * HEADER_MS);
 	assert_int_equal(passed_fd(b, 0), -1);

@@ -228,7 +228,7 @@ static void test_tool_server_and_name(void **state)
 
 static void test_sessions(void **state)
 {
-	struct ag_mcp_sessions *s = mcp_sessions_new();
+	struct mcp_sessions *s = mcp_sessions_new();
 	char a[MCP_SESSION_ID_LEN + 1], b[MCP_SESSION_ID_LEN + 1], version[MCP_VERSION_LEN];
 	size_t i;
 
@@ -255,7 +255,7 @@ static void test_sessions(void **state)
 
 static void test_sessions_full_table_drops_the_oldest(void **state)
 {
-	struct ag_mcp_sessions *s = mcp_sessions_new();
+	struct mcp_sessions *s = mcp_sessions_new();
 	char first[MCP_SESSION_ID_LEN + 1], id[MCP_SESSION_ID_LEN + 1], version[MCP_VERSION_LEN];
 	int i, live = 0;
 

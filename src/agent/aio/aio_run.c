@@ -12,6 +12,7 @@
 
 #include "agent/aio/aio_output.h"
 #include "agent/core/proc_spawn.h"
+#include "lib/timeutil.h"
 
 /* While the shell runs, the pump also has to notice it exiting when a
  * background job keeps the pipe open, so it polls in slices that grow
@@ -41,30 +42,17 @@ struct aio_run {
 
 static struct timespec now(void)
 {
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t;
+	return ax_mono_deadline(0);
 }
 
 struct timespec aio_deadline(double seconds)
 {
-	struct timespec t = now();
-	double whole;
-
 	/* A century is "never" without overflowing time_t arithmetic. */
 	if (seconds > 3e9)
 		seconds = 3e9;
 	if (seconds < 0)
 		seconds = 0;
-	whole = (double)(time_t)seconds;
-	t.tv_sec += (time_t)whole;
-	t.tv_nsec += (long)((seconds - whole) * 1e9);
-	if (t.tv_nsec >= 1000000000L) {
-		t.tv_sec++;
-		t.tv_nsec -= 1000000000L;
-	}
-	return t;
+	return ax_mono_deadline((int64_t)(seconds * 1e3));
 }
 
 static int cmp_ts(const struct timespec *a, const struct timespec *b)
@@ -218,7 +206,6 @@ struct aio_run *aio_run_start(const struct ag_ctx *ctx, const char *command, con
 {
 	struct aio_run *r = calloc(1, sizeof *r);
 	const char *home = getenv("HOME");
-	pthread_condattr_t ca;
 	pthread_attr_t ta;
 	pthread_t tid;
 	int e;
@@ -228,17 +215,14 @@ struct aio_run *aio_run_start(const struct ag_ctx *ctx, const char *command, con
 		if (r)
 			free(r->command);
 		free(r);
-		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		ax_fail(err, AX_CODE_NOMEM, "out of memory");
 		return NULL;
 	}
 	r->refs = 2;	/* the caller's and the pump's */
 	r->ctx = ctx;
 	r->proc.out_fd = r->proc.err_fd = -1;
 	pthread_mutex_init(&r->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&r->cond, &ca);
-	pthread_condattr_destroy(&ca);
+	ax_mono_cond_init(&r->cond);
 	if (hard_timeout_s > 0) {
 		r->has_hard = true;
 		r->hard = aio_deadline(hard_timeout_s);
@@ -262,7 +246,7 @@ struct aio_run *aio_run_start(const struct ag_ctx *ctx, const char *command, con
 		ag_proc_wait(ctx, &r->proc, -1, NULL);
 		r->refs = 1;
 		aio_run_unref(r);
-		ax_fail(err, AX_EXIT_FAILURE, "SPAWN", "cannot start a thread: %s", strerror(e));
+		ax_fail(err, AX_CODE_SPAWN, "cannot start a thread: %s", strerror(e));
 		return NULL;
 	}
 	return r;

@@ -45,7 +45,7 @@ static int fail(struct ag_console *c, const char *what, ax_error *err)
 	close_fd(&c->out_w);
 	close_fd(&c->stop_r);
 	close_fd(&c->stop_w);
-	return ax_fail(err, AX_EXIT_FAILURE, "CONSOLE", "console log: %s: %s", what, strerror(e));
+	return ax_fail(err, AX_CODE_CONSOLE, "console log: %s: %s", what, strerror(e));
 }
 
 int ag_console_open(struct ag_console *c, int old_fd, long long max, ax_error *err)
@@ -59,19 +59,19 @@ int ag_console_open(struct ag_console *c, int old_fd, long long max, ax_error *e
 	if (old_fd < 0)
 		return 0;
 	if (max < 1)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "--log-max must be at least 1 byte");
+		return ax_fail(err, AX_CODE_USAGE, "--log-max must be at least 1 byte");
 	/* console.log.1 is written at offsets (copy_file_range refuses an
 	 * O_APPEND target); console.log is read from to be copied and always
 	 * appended to, so a truncation takes its writes back to the start. */
 	fl = fcntl(old_fd, F_GETFL);
 	if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY || fstat(old_fd, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    fcntl(old_fd, F_SETFL, fl & ~O_APPEND) < 0 || fcntl(old_fd, F_SETFD, FD_CLOEXEC) < 0)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "--log-rotate-fd %d: not a regular file open for writing",
+		return ax_fail(err, AX_CODE_USAGE, "--log-rotate-fd %d: not a regular file open for writing",
 			       old_fd);
 	fl = fcntl(STDERR_FILENO, F_GETFL);
 	if (fl < 0 || (fl & O_ACCMODE) != O_RDWR || fstat(STDERR_FILENO, &st) < 0 || !S_ISREG(st.st_mode) ||
 	    fcntl(STDERR_FILENO, F_SETFL, fl | O_APPEND) < 0)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE",
+		return ax_fail(err, AX_CODE_USAGE,
 			       "--log-rotate-fd: stderr must be a regular file open for reading and writing");
 	c->size = st.st_size;
 	c->log_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
@@ -268,7 +268,7 @@ int ag_console_start(struct ag_console *c, ax_error *err)
 		return 0;
 	rc = pthread_create(&c->pump, NULL, pump, c);
 	if (rc != 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "CONSOLE", "console log: cannot start its thread: %s",
+		return ax_fail(err, AX_CODE_CONSOLE, "console log: cannot start its thread: %s",
 			       strerror(rc));
 	c->pumping = true;
 	return 0;

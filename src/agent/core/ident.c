@@ -115,10 +115,10 @@ static int check_mapped(const struct ag_ident *id, ax_error *err)
 	size_t i;
 
 	if (ag_id_unmapped(id->uid, false, msg, sizeof msg) || ag_id_unmapped(id->gid, true, msg, sizeof msg))
-		return ax_fail(err, AX_EXIT_FAILURE, "IDENT", "%s", msg);
+		return ax_fail(err, AX_CODE_IDENT, "%s", msg);
 	for (i = 0; i < id->ngroups; i++)
 		if (ag_id_unmapped(id->groups[i], true, msg, sizeof msg))
-			return ax_fail(err, AX_EXIT_FAILURE, "IDENT", "uid %u's supplementary group: %s",
+			return ax_fail(err, AX_CODE_IDENT, "uid %u's supplementary group: %s",
 				       (unsigned)id->uid, msg);
 	return 0;
 }
@@ -139,7 +139,7 @@ int ag_ident_lookup(uid_t uid, const gid_t *gid, struct ag_ident *id, ax_error *
 	free(buf);
 	if (rc < 0) {
 		ag_ident_free(id);
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	}
 	if (check_mapped(id, err) < 0) {
 		ag_ident_free(id);

@@ -48,6 +48,7 @@
 #include "agent/core/route.h"
 #include "agent/core/server.h"
 #include "agent/core/supervise.h"
+#include "lib/timeutil.h"
 
 #ifdef PACKAGE_VERSION
 #define AG_VERSION PACKAGE_VERSION
@@ -105,7 +106,7 @@ static int parse_fd(const char *opt, const char *s, int *fd, ax_error *err)
 	errno = 0;
 	v = strtol(s, &end, 10);
 	if (errno || end == s || *end || v < 0 || v > INT_MAX)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "%s: not a file descriptor: %s", opt, s);
+		return ax_fail(err, AX_CODE_USAGE, "%s: not a file descriptor: %s", opt, s);
 	*fd = (int)v;
 	return 0;
 }
@@ -118,7 +119,7 @@ static int parse_bytes(const char *opt, const char *s, long long *out, ax_error 
 	errno = 0;
 	v = strtoll(s, &end, 10);
 	if (errno || end == s || *end || v < 1)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "%s: not a positive number of bytes: %s", opt, s);
+		return ax_fail(err, AX_CODE_USAGE, "%s: not a positive number of bytes: %s", opt, s);
 	*out = v;
 	return 0;
 }
@@ -186,28 +187,28 @@ static int parse_args(int argc, char **argv, struct options *o, ax_error *err)
 			fputs(usage_text, stdout);
 			return 1;
 		case ':':
-			return ax_fail(err, AX_EXIT_USAGE, "USAGE", "%s needs a value", argv[optind - 1]);
+			return ax_fail(err, AX_CODE_USAGE, "%s needs a value", argv[optind - 1]);
 		default:
-			return ax_fail(err, AX_EXIT_USAGE, "USAGE", "unknown option: %s", argv[optind - 1]);
+			return ax_fail(err, AX_CODE_USAGE, "unknown option: %s", argv[optind - 1]);
 		}
 	}
 	o->entrypoint = argv + optind;
 	if (o->listen_fd < 0)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "--listen-fd is required");
+		return ax_fail(err, AX_CODE_USAGE, "--listen-fd is required");
 	/* Never serve without a token: the API is a shell. */
 	if (o->token_fd < 0)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "--token-fd is required");
+		return ax_fail(err, AX_CODE_USAGE, "--token-fd is required");
 	if (o->token_fd == o->listen_fd)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "--listen-fd and --token-fd must differ");
+		return ax_fail(err, AX_CODE_USAGE, "--listen-fd and --token-fd must differ");
 	if ((o->log_rotate_fd >= 0) != (o->log_max > 0))
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "--log-rotate-fd and --log-max go together");
+		return ax_fail(err, AX_CODE_USAGE, "--log-rotate-fd and --log-max go together");
 	if (o->log_rotate_fd >= 0 &&
 	    (o->log_rotate_fd <= STDERR_FILENO || o->log_rotate_fd == o->listen_fd || o->log_rotate_fd == o->token_fd))
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "--log-rotate-fd must be above 2 and differ from the others");
+		return ax_fail(err, AX_CODE_USAGE, "--log-rotate-fd must be above 2 and differ from the others");
 	if (!o->sandbox_id || !*o->sandbox_id)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "--sandbox-id is required");
+		return ax_fail(err, AX_CODE_USAGE, "--sandbox-id is required");
 	if (!*o->status_file || o->status_file[0] != '/')
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "--status-file must be an absolute path");
+		return ax_fail(err, AX_CODE_USAGE, "--status-file must be an absolute path");
 	return 0;
 }
 
@@ -257,9 +258,9 @@ static int check_listen_fd(int fd, char *where, size_t where_size, ax_error *err
 	unsigned port = 0;
 
 	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &optlen) < 0)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "--listen-fd %d: %s", fd, strerror(errno));
+		return ax_fail(err, AX_CODE_USAGE, "--listen-fd %d: %s", fd, strerror(errno));
 	if (!listening)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "--listen-fd %d: socket is not listening", fd);
+		return ax_fail(err, AX_CODE_USAGE, "--listen-fd %d: socket is not listening", fd);
 	if (getsockname(fd, (struct sockaddr *)&ss, &len) == 0) {
 		if (ss.ss_family == AF_INET) {
 			const struct sockaddr_in *in = (const struct sockaddr_in *)&ss;
@@ -275,7 +276,7 @@ static int check_listen_fd(int fd, char *where, size_t where_size, ax_error *err
 	}
 	snprintf(where, where_size, "%s:%u", host, port);
 	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "--listen-fd %d: %s", fd, strerror(errno));
+		return ax_fail(err, AX_CODE_IO, "--listen-fd %d: %s", fd, strerror(errno));
 	return 0;
 }
 
@@ -296,10 +297,10 @@ static int signals_to_fd(ax_error *err)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "SIGNAL", "sigprocmask: %s", strerror(errno));
+		return ax_fail(err, AX_CODE_SIGNAL, "sigprocmask: %s", strerror(errno));
 	fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (fd < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "SIGNAL", "signalfd: %s", strerror(errno));
+		return ax_fail(err, AX_CODE_SIGNAL, "signalfd: %s", strerror(errno));
 	return fd;
 }
 
@@ -336,14 +337,6 @@ static int wait_signals(struct agent *a, int timeout_ms)
 	return stop;
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static int is_init(void)
 {
 	return getpid() == 1;
@@ -371,10 +364,10 @@ static void signal_all(const struct agent *a, int sig)
 
 static void wait_children(struct agent *a, int budget_ms)
 {
-	long long deadline = now_ms() + budget_ms;
+	long long deadline = ax_mono_ms() + budget_ms;
 
 	while (children_left(a)) {
-		long long left = deadline - now_ms();
+		long long left = deadline - ax_mono_ms();
 
 		if (left <= 0)
 			break;
@@ -409,13 +402,13 @@ static int run(struct agent *a, ax_error *err)
 	if (a->sigfd < 0)
 		return -1;
 	if (ag_reaper_init(&a->reaper) < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "cannot set up the reaper");
+		return ax_fail(err, AX_CODE_NOMEM, "cannot set up the reaper");
 	a->have_reaper = 1;
 	a->aio_sessions = aio_sessions_new();
 	a->execd = execd_registry_new();
 	a->sessions = execd_sessions_new();
 	if (!a->aio_sessions || !a->execd || !a->sessions)
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "cannot set up the command registries");
+		return ax_fail(err, AX_CODE_NOMEM, "cannot set up the command registries");
 	/* MCP: servers from the create request's extensions (the engine passes
 	 * them in ALLOX_AGENT_MCP_SERVERS). Test hooks: ALLOX_AGENT_MCP_NO_BRIDGE=1
 	 * hides the REST bridge (the client's /mcp fallback),
@@ -432,7 +425,7 @@ static int run(struct agent *a, ax_error *err)
 
 		a->ext = a->ext_path ? ag_ext_new(a->ext_path, &conf) : NULL;
 		if (!a->ext)
-			return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "cannot set up the extension module's loader");
+			return ax_fail(err, AX_CODE_NOMEM, "cannot set up the extension module's loader");
 	}
 	a->ctx = (struct ag_ctx){
 		.sandbox_id = a->opt.sandbox_id,

@@ -5,23 +5,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/timeutil.h"
+
 void ag_netwait_init(struct ag_netwait *w, int fd)
 {
 	pthread_mutex_init(&w->lock, NULL);
 	w->fd = fd;
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 void ag_netwait(struct ag_netwait *w, int timeout_ms)
 {
-	long long deadline = now_ms() + timeout_ms;
+	long long deadline = ax_mono_ms() + timeout_ms;
 
 	if (!w)
 		return;
@@ -29,7 +23,7 @@ void ag_netwait(struct ag_netwait *w, int timeout_ms)
 	pthread_mutex_lock(&w->lock);
 	while (w->fd >= 0) {
 		struct pollfd p = { .fd = w->fd, .events = POLLIN };
-		long long left = deadline - now_ms();
+		long long left = deadline - ax_mono_ms();
 		int r;
 
 		if (left <= 0)

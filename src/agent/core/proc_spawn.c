@@ -78,9 +78,9 @@ static int check_cwd(const char *cwd, ax_error *err)
 	struct stat st;
 
 	if (stat(cwd, &st) < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "CWD", "working directory %s: %s", cwd, strerror(errno));
+		return ax_fail(err, AX_CODE_CWD, "working directory %s: %s", cwd, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
-		return ax_fail(err, AX_EXIT_FAILURE, "CWD", "working directory %s: %s", cwd, strerror(ENOTDIR));
+		return ax_fail(err, AX_CODE_CWD, "working directory %s: %s", cwd, strerror(ENOTDIR));
 	return 0;
 }
 
@@ -240,12 +240,12 @@ static const char *stage_name(int stage)
 static void failure_error(const struct spawn_failure *f, const struct child_args *a, ax_error *err)
 {
 	if (f->stage == STAGE_CHDIR)
-		ax_fail(err, AX_EXIT_FAILURE, "CWD", "working directory %s: %s", a->cwd, strerror(f->err));
+		ax_fail(err, AX_CODE_CWD, "working directory %s: %s", a->cwd, strerror(f->err));
 	else if (f->stage >= STAGE_SETGROUPS && a->ident)
-		ax_fail(err, AX_EXIT_FAILURE, "IDENT", "cannot run as uid %u gid %u: %s: %s", (unsigned)a->ident->uid,
+		ax_fail(err, AX_CODE_IDENT, "cannot run as uid %u gid %u: %s: %s", (unsigned)a->ident->uid,
 			(unsigned)a->ident->gid, stage_name(f->stage), strerror(f->err));
 	else
-		ax_fail(err, AX_EXIT_FAILURE, "SPAWN", "%s: %s", stage_name(f->stage), strerror(f->err));
+		ax_fail(err, AX_CODE_SPAWN, "%s: %s", stage_name(f->stage), strerror(f->err));
 }
 
 int ag_proc_start(const struct ag_ctx *ctx, const char *command, const char *cwd, const char *const *env,
@@ -274,12 +274,12 @@ int ag_proc_start_as(const struct ag_ctx *ctx, const char *command, const char *
 	a.cwd = cwd;
 	if (pipe2(out, O_CLOEXEC) < 0 || (!merge_stderr && pipe2(errp, O_CLOEXEC) < 0) ||
 	    pipe2(rep, O_CLOEXEC) < 0) {
-		ax_fail(err, AX_EXIT_FAILURE, "SPAWN", "pipe: %s", strerror(errno));
+		ax_fail(err, AX_CODE_SPAWN, "pipe: %s", strerror(errno));
 		goto fail;
 	}
 	a.env = child_environ(env);
 	if (!a.env) {
-		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		ax_fail(err, AX_CODE_NOMEM, "out of memory");
 		goto fail;
 	}
 	a.out_w = out[1];
@@ -287,7 +287,7 @@ int ag_proc_start_as(const struct ag_ctx *ctx, const char *command, const char *
 	a.report_fd = rep[1];
 	pid = fork_watched(ctx, &a);
 	if (pid < 0) {
-		ax_fail(err, AX_EXIT_FAILURE, "SPAWN", "fork: %s", strerror(errno));
+		ax_fail(err, AX_CODE_SPAWN, "fork: %s", strerror(errno));
 		goto fail;
 	}
 	free(a.env);

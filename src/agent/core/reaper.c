@@ -6,26 +6,18 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "lib/timeutil.h"
+
 int ag_reaper_init(struct ag_reaper *r)
 {
-	pthread_condattr_t ca;
-
 	memset(r, 0, sizeof *r);
 	if (pthread_mutex_init(&r->lock, NULL) != 0)
 		return -1;
-	/* Timed waits must not jump when the wall clock is set. */
-	if (pthread_condattr_init(&ca) != 0)
-		goto fail_mutex;
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	if (pthread_cond_init(&r->cond, &ca) != 0) {
-		pthread_condattr_destroy(&ca);
-		goto fail_mutex;
+	if (ax_mono_cond_init(&r->cond) != 0) {
+		pthread_mutex_destroy(&r->lock);
+		return -1;
 	}
-	pthread_condattr_destroy(&ca);
 	return 0;
-fail_mutex:
-	pthread_mutex_destroy(&r->lock);
-	return -1;
 }
 
 void ag_reaper_destroy(struct ag_reaper *r)
@@ -82,15 +74,7 @@ int ag_reaper_wait(struct ag_reaper *r, pid_t pid, int *status, int timeout_ms)
 	struct ag_reaped *w;
 	int rc = 0, timed_out = 0;
 
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	if (timeout_ms >= 0) {
-		deadline.tv_sec += timeout_ms / 1000;
-		deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-		if (deadline.tv_nsec >= 1000000000L) {
-			deadline.tv_sec++;
-			deadline.tv_nsec -= 1000000000L;
-		}
-	}
+	deadline = ax_mono_deadline(timeout_ms);
 	pthread_mutex_lock(&r->lock);
 	for (;;) {
 		/* Look the entry up again after every wake-up: the array may have moved. */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/core/ag_error.h"
 #include "agent/core/route.h"
 
 enum MHD_Result ag_reply_queue(struct ag_req *req, unsigned status, struct MHD_Response *resp)
@@ -23,25 +24,6 @@ enum MHD_Result ag_reply_queue(struct ag_req *req, unsigned status, struct MHD_R
 	MHD_destroy_response(resp);
 	req->responded = 1;
 	return rc;
-}
-
-enum MHD_Result ag_reply_text(struct ag_req *req, unsigned status, const char *type, const char *text)
-{
-	size_t len = strlen(text);
-	char *copy = malloc(len + 1);
-	struct MHD_Response *resp;
-
-	if (!copy)
-		return MHD_NO;
-	memcpy(copy, text, len + 1);
-	resp = MHD_create_response_from_buffer(len, copy, MHD_RESPMEM_MUST_FREE);
-	if (!resp) {
-		free(copy);
-		return MHD_NO;
-	}
-	if (type)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-	return ag_reply_queue(req, status, resp);
 }
 
 struct MHD_Response *ag_json_response(json_t *body)
@@ -93,6 +75,11 @@ enum MHD_Result ag_reply_failure(struct ag_req *req, unsigned status, const char
 	o = ag_vfailure(fmt, ap);
 	va_end(ap);
 	return ag_reply_json(req, status, o);
+}
+
+enum MHD_Result ag_reply_error(struct ag_req *req, const struct ag_error *err)
+{
+	return ag_reply_failure(req, err->status ? err->status : MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err->message);
 }
 
 json_t *ag_vcode_error(const char *code, const char *fmt, va_list ap)

@@ -23,6 +23,7 @@ struct ag_mcp;
 struct ag_ext;
 struct ag_netwait;
 struct ag_relay;
+struct ag_error;
 
 /* Read-only after start-up, shared by every connection thread: the pointers
  * never change; the objects behind them have their own locks. main.c owns
@@ -99,10 +100,12 @@ extern const struct ag_route ag_routes[];
 /* Reply helpers: each queues one complete response. */
 enum MHD_Result ag_reply_json(struct ag_req *req, unsigned status, json_t *body);  /* steals BODY */
 enum MHD_Result ag_reply_empty(struct ag_req *req, unsigned status);
-enum MHD_Result ag_reply_text(struct ag_req *req, unsigned status, const char *type, const char *text);
 /* AIO-style failure: {"success":false,"message":"..."} */
 enum MHD_Result ag_reply_failure(struct ag_req *req, unsigned status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* ERR as ag_reply_failure with its status (0: 500): how the AIO routes of
+ * Jupyter, the browser and MCP answer a failure. */
+enum MHD_Result ag_reply_error(struct ag_req *req, const struct ag_error *err);
 /* The body of ag_reply_failure, for replies that need more headers. */
 json_t *ag_vfailure(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 /* execd-style failure (the spec's ErrorResponse): {"code":CODE,"message":"..."} */

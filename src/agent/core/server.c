@@ -257,7 +257,7 @@ int ag_server_start(struct ag_server *srv, int listen_fd, const struct ag_ctx *c
 				       MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONNECTION_MEMORY,
 				       MHD_OPTION_END);
 	if (!srv->daemon)
-		return ax_fail(err, AX_EXIT_FAILURE, "SERVER", "cannot start the HTTP server on fd %d", listen_fd);
+		return ax_fail(err, AX_CODE_SERVER, "cannot start the HTTP server on fd %d", listen_fd);
 	if (ax_gate_start(&srv->gate, listen_fd, NULL, pass_to_mhd, srv, err) < 0) {
 		MHD_stop_daemon(srv->daemon);
 		srv->daemon = NULL;

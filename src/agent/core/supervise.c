@@ -85,7 +85,7 @@ static int write_status(const struct ag_supervisor *s, ax_error *err)
 
 	json_decref(o);
 	if (!text)
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "out of memory");
+		return ax_fail(err, AX_CODE_IO, "out of memory");
 	len = strlen(text);
 	text[len] = '\n';	/* replaces the NUL; the length is passed explicitly */
 	rc = ax_mkdir_parent(s->status_path, 0755, err);

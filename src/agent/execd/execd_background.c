@@ -11,6 +11,7 @@
 #include "agent/execd/execd_http.h"
 #include "agent/execd/execd_proc.h"
 #include "agent/core/reaper.h"
+#include "lib/timeutil.h"
 
 /* The pump needs little: a read buffer and a few frames. */
 #define PUMP_STACK (128 * 1024)
@@ -43,7 +44,7 @@ static int open_log(ax_error *err)
 	snprintf(path, sizeof path, "%s/allox-command-XXXXXX", dir);
 	fd = mkostemp(path, O_APPEND | O_CLOEXEC);
 	if (fd < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "LOG", "cannot create a log file in %s: %s", dir, strerror(errno));
+		return ax_fail(err, AX_CODE_LOG, "cannot create a log file in %s: %s", dir, strerror(errno));
 	unlink(path);
 	return fd;
 }
@@ -81,7 +82,7 @@ static void *pump_run(void *arg)
 	ag_watch_init(&w, p->ctx, &p->proc);
 	/* Until it has exited and its output (and any child's) has ended. */
 	while (!w.exited || p->proc.out_fd >= 0) {
-		int64_t now = ag_mono_ms();
+		int64_t now = ax_mono_ms();
 		int wait = -1;
 
 		if (p->deadline && !w.exited && !killed) {
@@ -130,13 +131,13 @@ static int start_thread(struct pump *p, ax_error *err)
 	int rc;
 
 	if (pthread_attr_init(&attr) != 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "THREAD", "cannot start a thread");
+		return ax_fail(err, AX_CODE_THREAD, "cannot start a thread");
 	pthread_attr_setstacksize(&attr, PUMP_STACK);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	rc = pthread_create(&t, &attr, pump_run, p);
 	pthread_attr_destroy(&attr);
 	if (rc != 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "THREAD", "cannot start a thread: %s", strerror(rc));
+		return ax_fail(err, AX_CODE_THREAD, "cannot start a thread: %s", strerror(rc));
 	return 0;
 }
 
@@ -147,13 +148,13 @@ int ag_background_start(const struct ag_ctx *ctx, struct ag_cmd *cmd, const char
 	int log_fd;
 
 	if (!p)
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	log_fd = open_log(err);
 	if (log_fd < 0)
 		goto fail;
 	p->log_fd = fcntl(log_fd, F_DUPFD_CLOEXEC, 0);
 	if (p->log_fd < 0) {
-		ax_fail(err, AX_EXIT_FAILURE, "LOG", "dup: %s", strerror(errno));
+		ax_fail(err, AX_CODE_LOG, "dup: %s", strerror(errno));
 		close(log_fd);
 		goto fail;
 	}
@@ -162,7 +163,7 @@ int ag_background_start(const struct ag_ctx *ctx, struct ag_cmd *cmd, const char
 		goto fail_log;
 	p->ctx = ctx;
 	p->cmd = cmd;
-	p->deadline = timeout_ms > 0 ? ag_mono_ms() + timeout_ms : 0;
+	p->deadline = timeout_ms > 0 ? ax_mono_ms() + timeout_ms : 0;
 	ag_cmd_set_pid(cmd, p->proc.pid);
 	if (start_thread(p, err) < 0) {
 		ag_proc_kill(&p->proc, SIGKILL);

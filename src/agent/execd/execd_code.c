@@ -48,7 +48,7 @@ static enum MHD_Result run_as_command(struct ag_req *req, const json_t *code)
 
 bool ag_execd_code_bash(const char *language)
 {
-	struct ag_jupyter_error err = { 0 };
+	struct ag_error err = { 0 };
 	struct jk_spec spec;
 
 	if (!language || strcasecmp(language, "bash") != 0)

@@ -45,13 +45,11 @@ const char **ag_query_all(const struct ag_req *req, const char *name, size_t *co
  * lexically. NULL on ENOMEM or an empty PATH. */
 char *ag_abs_path(const char *path);
 
-/* Wall-clock milliseconds since the epoch, for event timestamps. */
 /* Format a reason into MSG (SIZE bytes) and return -1, for checks that
  * report why they failed. */
 int ag_msg_fail(char *msg, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* Wall-clock milliseconds since the epoch, for event timestamps. */
 int64_t ag_now_ms(void);
-/* Monotonic milliseconds, for deadlines and durations. */
-int64_t ag_mono_ms(void);
 
 #endif

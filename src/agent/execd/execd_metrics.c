@@ -13,6 +13,7 @@
 #include "agent/execd/execd_event.h"
 #include "agent/execd/execd_http.h"
 #include "agent/execd/execd_stream.h"
+#include "lib/timeutil.h"
 
 #define CG "/sys/fs/cgroup"
 #define MIB (1024.0 * 1024.0)
@@ -123,11 +124,8 @@ static int64_t cpu_ns_used(void)
 
 void ag_cpu_sample_take(struct ag_cpu_sample *s)
 {
-	struct timespec ts;
-
 	s->cpu_ns = cpu_ns_used();
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	s->mono_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	s->mono_ns = ax_mono_ns();
 }
 
 /* The CPUs the sandbox may use: those it may run on, bounded by a CFS quota. */
@@ -243,9 +241,9 @@ struct watch {
 static bool wait_tick(const struct watch *w)
 {
 	struct pollfd p = { .fd = w->conn_fd, .events = POLLRDHUP };
-	int64_t deadline = ag_mono_ms() + WATCH_MS, left;
+	int64_t deadline = ax_mono_ms() + WATCH_MS, left;
 
-	while ((left = deadline - ag_mono_ms()) > 0) {
+	while ((left = deadline - ax_mono_ms()) > 0) {
 		if (w->conn_fd < 0) {
 			usleep((useconds_t)left * 1000);
 			continue;

@@ -9,6 +9,8 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "lib/timeutil.h"
+
 /* Finished commands kept for polling; the oldest go first past this. */
 #define KEEP_MAX 256
 /* How long an interrupt waits for the SIGKILL to take effect. */
@@ -37,22 +39,6 @@ struct execd_registry {
 	bool closed;            /* execd_registry_free was called */
 };
 
-/* Timed waits must not jump with the wall clock: use a monotonic condition. */
-static int cond_init_monotonic(pthread_cond_t *cond)
-{
-	pthread_condattr_t ca;
-	int rc;
-
-	if (pthread_condattr_init(&ca) != 0)
-		return pthread_cond_init(cond, NULL);
-	if (pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) == 0)
-		rc = pthread_cond_init(cond, &ca);
-	else
-		rc = pthread_cond_init(cond, NULL);
-	pthread_condattr_destroy(&ca);
-	return rc;
-}
-
 struct execd_registry *execd_registry_new(void)
 {
 	struct execd_registry *reg = calloc(1, sizeof *reg);
@@ -63,7 +49,7 @@ struct execd_registry *execd_registry_new(void)
 		free(reg);
 		return NULL;
 	}
-	if (cond_init_monotonic(&reg->changed) != 0) {
+	if (ax_mono_cond_init(&reg->changed) != 0) {
 		pthread_mutex_destroy(&reg->lock);
 		free(reg);
 		return NULL;
@@ -339,20 +325,6 @@ static void wait_finished_locked(struct ag_cmd *c, const struct timespec *deadli
 			break;
 }
 
-static struct timespec after_ms(int ms)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	t.tv_sec += ms / 1000;
-	t.tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (t.tv_nsec >= 1000000000L) {
-		t.tv_sec++;
-		t.tv_nsec -= 1000000000L;
-	}
-	return t;
-}
-
 int ag_cmd_interrupt(struct execd_registry *reg, const char *id, int grace_ms)
 {
 	struct timespec deadline;
@@ -369,11 +341,11 @@ int ag_cmd_interrupt(struct execd_registry *reg, const char *id, int grace_ms)
 	 * it learns the command ended, which keeps the window in which a
 	 * reaped group id could be reused down to that hand-over. */
 	kill(-c->pid, SIGTERM);
-	deadline = after_ms(grace_ms);
+	deadline = ax_mono_deadline(grace_ms);
 	wait_finished_locked(c, &deadline);
 	if (c->running && c->pid > 1) {
 		kill(-c->pid, SIGKILL);
-		deadline = after_ms(KILL_WAIT_MS);
+		deadline = ax_mono_deadline(KILL_WAIT_MS);
 		wait_finished_locked(c, &deadline);
 	}
 	pthread_mutex_unlock(&reg->lock);

@@ -162,9 +162,9 @@ static int check_dir(const char *cwd, ax_error *err)
 	struct stat st;
 
 	if (stat(cwd, &st) < 0)
-		return ax_fail(err, AX_EXIT_USAGE, "CWD", "working directory %s: %s", cwd, strerror(errno));
+		return ax_fail(err, AX_CODE_CWD, "working directory %s: %s", cwd, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
-		return ax_fail(err, AX_EXIT_USAGE, "CWD", "working directory %s: %s", cwd, strerror(ENOTDIR));
+		return ax_fail(err, AX_CODE_CWD, "working directory %s: %s", cwd, strerror(ENOTDIR));
 	return 0;
 }
 
@@ -177,15 +177,15 @@ static int spawn(const struct ag_ctx *ctx, struct ag_bash *s, const char *cwd, a
 	c.env = ag_child_environ(NULL);
 	c.bash = c.env ? ag_find_program("bash", c.env) : NULL;
 	if (!c.env) {
-		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		ax_fail(err, AX_CODE_NOMEM, "out of memory");
 		goto out;
 	}
 	if (!c.bash) {
-		ax_fail(err, AX_EXIT_FAILURE, "SPAWN", "bash sessions need bash, which is not on this sandbox's PATH");
+		ax_fail(err, AX_CODE_SPAWN, "bash sessions need bash, which is not on this sandbox's PATH");
 		goto out;
 	}
 	if (make_pipes(fds) < 0) {
-		ax_fail(err, AX_EXIT_FAILURE, "SPAWN", "pipe: %s", strerror(errno));
+		ax_fail(err, AX_CODE_SPAWN, "pipe: %s", strerror(errno));
 		goto out;
 	}
 	c.in_r = fds[0][0];
@@ -196,7 +196,7 @@ static int spawn(const struct ag_ctx *ctx, struct ag_bash *s, const char *cwd, a
 	if (e) {
 		if (s->pid)
 			stop_shell(ctx->reaper, s);
-		ax_fail(err, AX_EXIT_FAILURE, "SPAWN", "bash session: %s: %s", step, strerror(e));
+		ax_fail(err, AX_CODE_SPAWN, "bash session: %s: %s", step, strerror(e));
 		goto out;
 	}
 	s->in_fd = fds[0][1];
@@ -228,7 +228,7 @@ int ag_bash_create(const struct ag_ctx *ctx, const char *cwd, bool context, char
 		return -1;
 	s = calloc(1, sizeof *s);
 	if (!s)
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	s->pidfd = s->in_fd = s->out_fd = s->err_fd = s->status_fd = -1;
 	if (spawn(ctx, s, cwd, err) < 0) {
 		bash_free(s);

@@ -18,6 +18,7 @@
 #include "agent/execd/execd_session.h"
 #include "agent/execd/execd_stream.h"
 #include "lib/fs.h"
+#include "lib/timeutil.h"
 
 #define PING_MS 3000
 #define READ_CHUNK 4096
@@ -54,7 +55,7 @@ static int on_line(void *cls, const char *line, size_t len, bool ended)
 {
 	struct line_sink *k = cls;
 
-	k->r->last_event = ag_mono_ms();
+	k->r->last_event = ax_mono_ms();
 	return ag_event_output(&k->r->out, k->type, line, len, ended);
 }
 
@@ -94,7 +95,7 @@ static int finish(struct run *r, int code, const char *message)
 	}
 	r->done = true;
 	if (!message && code == 0)
-		return ag_event_complete(&r->out, ag_mono_ms() - r->started);
+		return ag_event_complete(&r->out, ax_mono_ms() - r->started);
 	if (r->code && !message)
 		return ag_event_exit_status(&r->out, code);
 	snprintf(value, sizeof value, "%d", code);
@@ -145,7 +146,7 @@ static int shell_ended(struct run *r)
 static int step(struct run *r)
 {
 	struct pollfd p[5];
-	int64_t now = ag_mono_ms(), wait = PING_MS - (now - r->last_event);
+	int64_t now = ax_mono_ms(), wait = PING_MS - (now - r->last_event);
 	int i, code;
 
 	if (r->deadline && now >= r->deadline && !r->kill_deadline) {
@@ -176,8 +177,8 @@ static int step(struct run *r)
 		return finish(r, code, NULL);
 	if (p[3].revents & POLLIN)
 		return shell_ended(r);
-	if (!ag_buf_pending(&r->out) && ag_mono_ms() - r->last_event >= PING_MS) {
-		r->last_event = ag_mono_ms();
+	if (!ag_buf_pending(&r->out) && ax_mono_ms() - r->last_event >= PING_MS) {
+		r->last_event = ax_mono_ms();
 		return ag_event_text(&r->out, "ping", "pong", 4);
 	}
 	return 0;
@@ -263,7 +264,7 @@ enum MHD_Result ag_bash_stream(struct ag_req *req, struct ag_bash *s, const char
 		return ag_execd_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR, AG_E_RUNTIME,
 				      "the session's shell does not take commands: %s", strerror(e));
 	}
-	r->started = r->last_event = ag_mono_ms();
+	r->started = r->last_event = ax_mono_ms();
 	r->deadline = timeout_ms > 0 ? r->started + timeout_ms : 0;
 	/* A kernel numbers its cells; a context's runs are numbered already. */
 	if (ag_event_text(&r->out, "init", s->id, strlen(s->id)) == 0 &&

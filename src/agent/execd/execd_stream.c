@@ -12,6 +12,7 @@
 #include "agent/execd/execd_lines.h"
 #include "agent/execd/execd_proc.h"
 #include "agent/core/reaper.h"
+#include "lib/timeutil.h"
 
 /* The official execd pings every 3 s; clients and proxies time out on less. */
 #define PING_MS 3000
@@ -46,7 +47,7 @@ static int on_line(void *cls, const char *line, size_t len, bool ended)
 {
 	struct line_sink *k = cls;
 
-	k->s->last_event = ag_mono_ms();
+	k->s->last_event = ax_mono_ms();
 	return ag_event_output(&k->s->out, k->type, line, len, ended);
 }
 
@@ -100,7 +101,7 @@ static int finish(struct stream *s)
 	ag_exit_text(status, text, sizeof text);
 	if (code == 0) {
 		ag_cmd_finish(s->cmd, 0, NULL);
-		if (ag_event_complete(&s->out, ag_mono_ms() - s->started) < 0)
+		if (ag_event_complete(&s->out, ax_mono_ms() - s->started) < 0)
 			return -1;
 	} else {
 		snprintf(value, sizeof value, "%d", code);
@@ -137,7 +138,7 @@ static int drain(struct stream *s)
 
 static int step(struct stream *s)
 {
-	int64_t now = ag_mono_ms(), wait;
+	int64_t now = ax_mono_ms(), wait;
 	bool ready[2];
 	int i;
 
@@ -157,8 +158,8 @@ static int step(struct stream *s)
 	for (i = 0; i < 2; i++)
 		if (ready[i] && read_pipe(s, i) < 0)
 			return -1;
-	if (!ag_buf_pending(&s->out) && ag_mono_ms() - s->last_event >= PING_MS) {
-		s->last_event = ag_mono_ms();
+	if (!ag_buf_pending(&s->out) && ax_mono_ms() - s->last_event >= PING_MS) {
+		s->last_event = ax_mono_ms();
 		return ag_event_text(&s->out, "ping", "pong", 4);
 	}
 	return 0;
@@ -259,7 +260,7 @@ enum MHD_Result ag_stream_reply(struct ag_req *req, struct ag_proc *proc, struct
 	s->cmd = cmd;
 	ag_watch_init(&s->watch, req->ctx, &s->proc);
 	s->watch.hup_fd = ag_connection_fd(req);
-	s->started = s->last_event = ag_mono_ms();
+	s->started = s->last_event = ax_mono_ms();
 	s->deadline = timeout_ms > 0 ? s->started + timeout_ms : 0;
 	s->drain_left = DRAIN_CHUNKS;
 	if (ag_event_text(&s->out, "init", id, strlen(id)) == 0)

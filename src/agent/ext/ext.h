@@ -1,4 +1,4 @@
-/* The agent's extension module (issues 3 and 11): Jupyter (libzmq, OpenSSL
+/* The agent's extension module: Jupyter (libzmq, OpenSSL
  * HMAC), the browser (libwebsockets, OpenSSL) and the MCP hub live in
  * allox-agent-ext.so, which the agent dlopen()s on the first request that
  * needs them (ext_loader.c). Every sandbox's init then maps only libc,

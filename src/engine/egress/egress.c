@@ -293,7 +293,7 @@ int ax_egress_start(ax_egresses *set, const char *id, int netns_fd, const json_t
 	int rc;
 
 	if (!g)
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	pthread_mutex_init(&g->mu, NULL);
 	g->udp = g->tcp = g->stop[0] = g->stop[1] = -1;
 	snprintf(g->id, sizeof g->id, "%s", id);
@@ -302,7 +302,7 @@ int ax_egress_start(ax_egresses *set, const char *id, int netns_fd, const json_t
 	g->known = ax_policy_denies_by_default(policy) ? calloc(KNOWN_MAX, sizeof *g->known) : NULL;
 	if (!g->policy || (ax_policy_denies_by_default(policy) && !g->known)) {
 		egress_free(g);
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	}
 	if (ax_policy_denies_by_default(policy)) {
 		g->nft = ax_nft_open(netns_fd, err);
@@ -314,13 +314,13 @@ int ax_egress_start(ax_egresses *set, const char *id, int netns_fd, const json_t
 	if (ax_netns_call(netns_fd, make_sockets, g) < 0) {
 		rc = errno;
 		egress_free(g);
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot start the sandbox's resolver on 127.0.0.1:%d: %s",
+		return ax_fail(err, AX_CODE_RUNTIME, "cannot start the sandbox's resolver on 127.0.0.1:%d: %s",
 			       DNS_PORT, strerror(rc));
 	}
 	rc = pipe2(g->stop, O_CLOEXEC) < 0 ? errno : pthread_create(&g->thread, NULL, serve, g);
 	if (rc != 0) {
 		egress_free(g);
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot start the sandbox's resolver: %s", strerror(rc));
+		return ax_fail(err, AX_CODE_RUNTIME, "cannot start the sandbox's resolver: %s", strerror(rc));
 	}
 	g->started = true;
 	pthread_mutex_lock(&set->mu);
@@ -348,13 +348,13 @@ int ax_egress_set_policy(ax_egresses *set, const char *id, const json_t *policy,
 	int rc = 0;
 
 	if (!copy)
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	pthread_mutex_lock(&set->mu);
 	g = *find(set, id);
 	if (!g) {
 		pthread_mutex_unlock(&set->mu);
 		json_decref(copy);
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "sandbox %s has no resolver running", id);
+		return ax_fail(err, AX_CODE_RUNTIME, "sandbox %s has no resolver running", id);
 	}
 	pthread_mutex_lock(&g->mu);
 	json_decref(g->policy);

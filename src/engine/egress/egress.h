@@ -1,4 +1,4 @@
-/* The egress policy of sandboxes created with one (issue 21 part 3): a
+/* The egress policy of sandboxes created with one: a
  * resolver per sandbox that answers only names the policy allows, and, when
  * it denies by default, a packet filter in the sandbox's namespace that lets
  * through only the addresses those names resolved to (egress_nft.h).

@@ -82,12 +82,12 @@ static int egress_listener(ax_engine *e, ax_error *err)
 	    getsockname(fd, (struct sockaddr *)&a, &len) < 0) {
 		if (fd >= 0)
 			close(fd);
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot listen on the host's loopback");
+		return ax_fail(err, AX_CODE_IO, "cannot listen on the host's loopback");
 	}
 	srv = calloc(1, sizeof *srv);
 	if (!srv) {
 		close(fd);
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	}
 	srv->handle = ax_egress_api_handle;
 	if (ax_http_serve(srv, e, fd, false, err) < 0) {
@@ -220,11 +220,11 @@ static void policy_route(ax_engine *e, const ax_req *req, const ax_route_args *a
 	/* The same answer whether the sandbox exists or not. */
 	rec = authorized(e, a->v[0], req->egress_auth);
 	if (!rec)
-		ax_fail(&err, AX_EXIT_FAILURE, "EGRESS::UNAUTHORIZED",
+		ax_wire_fail(&err, "EGRESS::UNAUTHORIZED",
 			"missing or wrong %s header (the endpoint answer of port %d carries it)", AUTH_HEADER,
 			AX_EGRESS_PORT);
 	else if (!get && !(body = json_loadb(req->body ?: "", req->body_len, 0, &jerr)))
-		ax_fail(&err, AX_EXIT_FAILURE, "EGRESS::INVALID_PARAMETER", "the body is not JSON: %s", jerr.text);
+		ax_wire_fail(&err, "EGRESS::INVALID_PARAMETER", "the body is not JSON: %s", jerr.text);
 	else
 		out = get ? status_of(rec) : change(e, rec, strcmp(req->method, "PATCH") == 0, body, &err);
 	pthread_mutex_unlock(&e->lock);
@@ -233,7 +233,7 @@ static void policy_route(ax_engine *e, const ax_req *req, const ax_route_args *a
 		resp->status = 200;
 		resp->body = out;
 	} else {
-		ax_resp_text(resp, ax_wire_status(err.code), "%s", err.message);
+		ax_resp_text(resp, ax_wire_status(err.peer_code), "%s", err.message);
 	}
 }
 

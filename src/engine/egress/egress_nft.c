@@ -46,7 +46,7 @@ struct nft_ctx *ax_nft_open(int netns_fd, ax_error *err)
 	struct nft_ctx *nft = NULL;
 
 	if (ax_netns_call(netns_fd, make_ctx, &nft) < 0 || !nft) {
-		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot open the sandbox's nftables (libnftables)");
+		ax_fail(err, AX_CODE_RUNTIME, "cannot open the sandbox's nftables (libnftables)");
 		return NULL;
 	}
 	nft_ctx_buffer_output(nft);
@@ -69,7 +69,7 @@ static int run(struct nft_ctx *nft, const char *cmd, ax_error *err)
 		return 0;
 	msg = nft_ctx_get_error_buffer(nft) ?: "";
 	n = strcspn(msg, "\n");
-	return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "nftables: %.*s", (int)n, msg[0] ? msg : "failed");
+	return ax_fail(err, AX_CODE_RUNTIME, "nftables: %.*s", (int)n, msg[0] ? msg : "failed");
 }
 
 int ax_nft_install(struct nft_ctx *nft, ax_error *err)
@@ -105,7 +105,7 @@ int ax_nft_allow(struct nft_ctx *nft, const ax_dns_addr *addrs, int n, bool rese
 	int rc;
 
 	if (!cmd)
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	cmd[0] = '\0';
 	if (reset)
 		len += (size_t)snprintf(cmd, cap, "flush set " TABLE " allow4\nflush set " TABLE " allow6\n");

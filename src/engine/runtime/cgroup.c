@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/timeutil.h"
+
 static const char *const v1_name[AX_CG_N] = { "freezer", "memory", "pids", "cpu", NULL };
 
 /* The CFS period: quota = CPUs x period (what runc and Docker use). */
@@ -219,7 +221,7 @@ static int write_limit(const char *dir, const char *file, long long value, ax_er
 	snprintf(num, sizeof num, "%lld", value);
 	e = ax_rt_write_file(path, num);
 	if (e)
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot set %s to %s: %s", path, num, strerror(e));
+		return ax_fail(err, AX_CODE_RUNTIME, "cannot set %s to %s: %s", path, num, strerror(e));
 	return 0;
 }
 
@@ -246,7 +248,7 @@ static int make_dirs(const cg_mounts *m, const char *id, ax_cgroup *cg, char *no
 			for (int j = k; j < AX_CG_N; j++)
 				created.dir[j][0] = '\0';
 			ax_cg_remove(&created);
-			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME",
+			return ax_fail(err, AX_CODE_RUNTIME,
 				       "sandbox %s is already running (cgroup %s has processes)", id, cg->dir[k]);
 		}
 		if (remove_tree(cg->dir[k]) == 0 && mkdir(cg->dir[k], 0755) == 0)
@@ -281,7 +283,7 @@ static int write_cpu(const ax_cgroup *cg, bool v2cpu, long long millis, char *no
 		snprintf(val, sizeof val, "%lld %lld", quota, CPU_PERIOD_US);
 		e = ax_rt_write_file(path, val);
 		if (e)
-			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot set %s to %s: %s", path, val, strerror(e));
+			return ax_fail(err, AX_CODE_RUNTIME, "cannot set %s to %s: %s", path, val, strerror(e));
 		return 0;
 	}
 	ax_rt_note(note, notelen, "cpu limit not enforced: no cpu cgroup controller");
@@ -401,19 +403,19 @@ int ax_cg_freeze(const ax_cgroup *cg, bool frozen, ax_error *err)
 	bool v1 = cg->dir[AX_CG_FREEZER][0] != '\0';
 	const char *want = v1 ? (frozen ? "FROZEN" : "THAWED") : (frozen ? "1" : "0");
 	char ctl[PATH_MAX + 32], state[PATH_MAX + 32], buf[256];
-	long long deadline = ax_rt_now_ms() + AX_RT_WAIT_MS;
+	long long deadline = ax_mono_ms() + AX_RT_WAIT_MS;
 	long us = 20;
 	int e;
 
 	freeze_files(cg, ctl, state, sizeof ctl);
 	e = ax_rt_write_file(ctl, want);
 	if (e)
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot write %s to %s: %s", want, ctl, strerror(e));
+		return ax_fail(err, AX_CODE_RUNTIME, "cannot write %s to %s: %s", want, ctl, strerror(e));
 	for (;;) {
 		bool done;
 
 		if ((e = ax_rt_read_small(state, buf, sizeof buf)) != 0)
-			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot read %s: %s", state, strerror(e));
+			return ax_fail(err, AX_CODE_RUNTIME, "cannot read %s: %s", state, strerror(e));
 		/* v1 reads FREEZING until every task is frozen; v2 reports it in cgroup.events. */
 		if (v1)
 			done = strncmp(buf, want, strlen(want)) == 0 && buf[strlen(want)] == '\n';
@@ -421,7 +423,7 @@ int ax_cg_freeze(const ax_cgroup *cg, bool frozen, ax_error *err)
 			done = strstr(buf, frozen ? "frozen 1" : "frozen 0") != NULL;
 		if (done)
 			return 0;
-		if (ax_rt_now_ms() > deadline)
+		if (ax_mono_ms() > deadline)
 			break;
 		/* A v1 freezer can stay in FREEZING when a task was busy in the kernel
 		 * at the first attempt; asking again retries it (as runc does). */
@@ -433,7 +435,7 @@ int ax_cg_freeze(const ax_cgroup *cg, bool frozen, ax_error *err)
 	}
 	if (frozen)
 		ax_rt_write_file(ctl, v1 ? "THAWED" : "0");
-	return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cgroup %s did not %s within %d s",
+	return ax_fail(err, AX_CODE_RUNTIME, "cgroup %s did not %s within %d s",
 		       v1 ? cg->dir[AX_CG_FREEZER] : cg->dir[AX_CG_V2], frozen ? "freeze" : "thaw",
 		       AX_RT_WAIT_MS / 1000);
 }

@@ -49,20 +49,20 @@ static int template_get(const char *dir, long long bytes, char *path, size_t len
 		return 0;
 	mke2fs = mke2fs_path();
 	if (!mke2fs)
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME",
+		return ax_fail(err, AX_CODE_RUNTIME,
 			       "mke2fs is not installed (e2fsprogs): it makes the file system that bounds a sandbox's disk");
 	if (ax_mkdir_p(dir, 0700, err) < 0)
 		return -1;
 	snprintf(tmp, sizeof tmp, "%s/.disk-%lld.XXXXXX", dir, bytes);
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot create %s: %s", tmp, strerror(errno));
+		return ax_fail(err, AX_CODE_IO, "cannot create %s: %s", tmp, strerror(errno));
 	if (ftruncate(fd, bytes) < 0) {
 		int e = errno;
 
 		close(fd);
 		unlink(tmp);
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot make a %lld-byte disk image in %s: %s", bytes, dir,
+		return ax_fail(err, AX_CODE_IO, "cannot make a %lld-byte disk image in %s: %s", bytes, dir,
 			       strerror(e));
 	}
 	close(fd);
@@ -84,7 +84,7 @@ static int template_get(const char *dir, long long bytes, char *path, size_t len
 		int e = errno;
 
 		unlink(tmp);
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot create %s: %s", path, strerror(e));
+		return ax_fail(err, AX_CODE_IO, "cannot create %s: %s", path, strerror(e));
 	}
 	return 0;
 }
@@ -137,7 +137,7 @@ out:
 	if (e) {
 		if (out >= 0)
 			unlink(image);
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot copy %s to %s: %s", template, image, strerror(e));
+		return ax_fail(err, AX_CODE_IO, "cannot copy %s to %s: %s", template, image, strerror(e));
 	}
 	return 0;
 }
@@ -149,7 +149,7 @@ static int loop_attach(int image_fd, char *dev, size_t len, ax_error *err)
 	int ctl = open(LOOP_CONTROL, O_RDWR | O_CLOEXEC);
 
 	if (ctl < 0) {
-		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot open %s (loop devices bound a sandbox's disk): %s",
+		ax_fail(err, AX_CODE_RUNTIME, "cannot open %s (loop devices bound a sandbox's disk): %s",
 			LOOP_CONTROL, strerror(errno));
 		ax_error_hint(err, "without loop devices, start allox-engine with --default-disk none and create "
 			      "sandboxes without a disk size");
@@ -181,7 +181,7 @@ static int loop_attach(int image_fd, char *dev, size_t len, ax_error *err)
 		int e = errno;
 
 		close(ctl);
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot set up a loop device for the sandbox's disk: %s",
+		return ax_fail(err, AX_CODE_RUNTIME, "cannot set up a loop device for the sandbox's disk: %s",
 			       strerror(e));
 	}
 }
@@ -192,7 +192,7 @@ static int mount_image(const char *image, const char *dir, ax_error *err)
 	int img = open(image, O_RDWR | O_CLOEXEC | O_NOFOLLOW), loop;
 
 	if (img < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot open %s: %s", image, strerror(errno));
+		return ax_fail(err, AX_CODE_IO, "cannot open %s: %s", image, strerror(errno));
 	loop = loop_attach(img, dev, sizeof dev, err);
 	close(img);
 	if (loop < 0)
@@ -203,7 +203,7 @@ static int mount_image(const char *image, const char *dir, ax_error *err)
 		int e = errno;
 
 		close(loop);
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot mount the sandbox's disk %s on %s: %s", dev, dir,
+		return ax_fail(err, AX_CODE_RUNTIME, "cannot mount the sandbox's disk %s on %s: %s", dev, dir,
 			       strerror(e));
 	}
 	close(loop);
@@ -224,7 +224,7 @@ int ax_disk_setup(const char *state_dir, const char *template_dir, long long byt
 
 	snprintf(dir, sizeof dir, "%s/%s", state_dir, AX_DISK_DIR);
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create %s: %s", dir, strerror(errno));
+		return ax_fail(err, AX_CODE_RUNTIME, "cannot create %s: %s", dir, strerror(errno));
 	if (bytes > 0 && !mounted(state_dir, dir)) {
 		snprintf(path, sizeof path, "%s/%s", state_dir, AX_DISK_IMAGE);
 		/* A sandbox started again keeps what it wrote. */
@@ -236,14 +236,14 @@ int ax_disk_setup(const char *state_dir, const char *template_dir, long long byt
 			return -1;
 		/* The file system's root is mke2fs's: root's, 0755, with a lost+found. */
 		if (chmod(dir, 0700) < 0)
-			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot set up %s: %s", dir, strerror(errno));
+			return ax_fail(err, AX_CODE_RUNTIME, "cannot set up %s: %s", dir, strerror(errno));
 		snprintf(path, sizeof path, "%s/lost+found", dir);
 		rmdir(path);
 	}
 	for (int i = 0; i < 2; i++) {
 		snprintf(path, sizeof path, "%s/%s", state_dir, i ? AX_DISK_WORK : AX_DISK_UPPER);
 		if (mkdir(path, 0700) < 0 && errno != EEXIST)
-			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create %s: %s", path, strerror(errno));
+			return ax_fail(err, AX_CODE_RUNTIME, "cannot create %s: %s", path, strerror(errno));
 	}
 	return 0;
 }
@@ -256,7 +256,7 @@ int ax_disk_release(const char *state_dir, ax_error *err)
 	/* Lazily: a capture may still be reading it; the loop device goes
 	 * with the last user. EINVAL: no disk mounted there. */
 	if (umount2(dir, MNT_DETACH | UMOUNT_NOFOLLOW) < 0 && errno != EINVAL && errno != ENOENT)
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot unmount %s: %s", dir, strerror(errno));
+		return ax_fail(err, AX_CODE_RUNTIME, "cannot unmount %s: %s", dir, strerror(errno));
 	return 0;
 }
 

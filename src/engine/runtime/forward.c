@@ -165,14 +165,14 @@ static int find_listener(int netns_fd, int port, struct sockaddr_storage *target
 	int nl = socket_in(netns_fd, AF_NETLINK, SOCK_DGRAM, NETLINK_SOCK_DIAG), rc;
 
 	if (nl < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot look into the sandbox's network: %s",
+		return ax_fail(err, AX_CODE_RUNTIME, "cannot look into the sandbox's network: %s",
 			       strerror(errno));
 	rc = dump_listeners(nl, AF_INET, port, target, tlen);
 	if (rc == 0)
 		rc = dump_listeners(nl, AF_INET6, port, target, tlen);
 	close(nl);
 	if (rc < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot list the sandbox's listening sockets");
+		return ax_fail(err, AX_CODE_RUNTIME, "cannot list the sandbox's listening sockets");
 	return rc;
 }
 
@@ -302,7 +302,7 @@ int ax_fwd_get(ax_fwds *set, const char *id, int netns_fd, int port, int *host_p
 	int rc = find_listener(netns_fd, port, &target, &tlen, err);
 
 	if (rc <= 0)
-		return rc < 0 ? -1 : ax_fail(err, AX_EXIT_FAILURE, "NOT_LISTENING", "nothing listens on port %d", port);
+		return rc < 0 ? -1 : ax_fail(err, AX_CODE_NOT_LISTENING, "nothing listens on port %d", port);
 	pthread_mutex_lock(&set->lock);
 	for (pp = &set->list; (f = *pp); pp = &f->next) {
 		if (strcmp(f->id, id) != 0 || f->port != port)
@@ -320,7 +320,7 @@ int ax_fwd_get(ax_fwds *set, const char *id, int netns_fd, int port, int *host_p
 	f = calloc(1, sizeof *f);
 	if (!f) {
 		pthread_mutex_unlock(&set->lock);
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	}
 	snprintf(f->id, sizeof f->id, "%s", id);
 	f->port = port;
@@ -341,7 +341,7 @@ int ax_fwd_get(ax_fwds *set, const char *id, int netns_fd, int port, int *host_p
 			close(f->netns_fd);
 		free(f);
 		pthread_mutex_unlock(&set->lock);
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot start a forwarder: %s", strerror(e));
+		return ax_fail(err, AX_CODE_IO, "cannot start a forwarder: %s", strerror(e));
 	}
 	f->next = set->list;
 	set->list = f;

@@ -138,7 +138,7 @@ static int make_parents(const char *dir, const char *rel, ax_error *err)
 			st.st_mode = 0755, st.st_uid = 0, st.st_gid = 0;
 		if (mkdir(path, st.st_mode & 07777) < 0 || chmod(path, st.st_mode & 07777) < 0 ||
 		    lchown(path, st.st_uid, st.st_gid) < 0)
-			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create %s: %s", path, strerror(errno));
+			return ax_fail(err, AX_CODE_RUNTIME, "cannot create %s: %s", path, strerror(errno));
 	}
 	return 0;
 }
@@ -146,7 +146,7 @@ static int make_parents(const char *dir, const char *rel, ax_error *err)
 static int build(const scan *s, const char *dir, ax_error *err)
 {
 	if (mkdir(dir, 0755) < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create %s: %s", dir, strerror(errno));
+		return ax_fail(err, AX_CODE_RUNTIME, "cannot create %s: %s", dir, strerror(errno));
 	for (size_t i = 0; i < s->n; i++) {
 		const masked *m = &s->v[i];
 		char path[PATH_MAX * 2];
@@ -164,7 +164,7 @@ static int build(const scan *s, const char *dir, ax_error *err)
 			rc = mknod(path, S_IFCHR | 0000, makedev(0, 0));   /* an overlay whiteout */
 		}
 		if (rc < 0)
-			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create %s: %s", path, strerror(errno));
+			return ax_fail(err, AX_CODE_RUNTIME, "cannot create %s: %s", path, strerror(errno));
 	}
 	return 0;
 }
@@ -179,7 +179,7 @@ int ax_host_mask_get(const char *image_dir, char *out, size_t len, char *note, s
 	walk(&s);
 	if (s.oom) {
 		scan_free(&s);
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "out of memory");
+		return ax_fail(err, AX_CODE_RUNTIME, "out of memory");
 	}
 	if (s.full)
 		snprintf(note, notelen, "more than %d host files are hidden from users: only the first are masked",
@@ -195,7 +195,7 @@ int ax_host_mask_get(const char *image_dir, char *out, size_t len, char *note, s
 	if (build(&s, tmp, err) < 0)
 		rc = -1;
 	else if (rename(tmp, out) < 0)
-		rc = ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create %s: %s", out, strerror(errno));
+		rc = ax_fail(err, AX_CODE_RUNTIME, "cannot create %s: %s", out, strerror(errno));
 	if (rc < 0) {
 		ax_rt_remove_state(tmp, NULL);
 		if (lstat(out, &st) == 0 && S_ISDIR(st.st_mode))

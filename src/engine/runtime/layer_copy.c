@@ -83,7 +83,7 @@ static const char *shown(const char *rel)
 
 static int fail(copy *c, const char *what, int e)
 {
-	ax_fail(c->err, AX_EXIT_FAILURE, "IO", "cannot %s %s%s: %s", what, strlen(c->rel) > 200 ? "..." : "",
+	ax_fail(c->err, AX_CODE_IO, "cannot %s %s%s: %s", what, strlen(c->rel) > 200 ? "..." : "",
 		shown(c->rel), strerror(e));
 	return out_of_fds(e) ? AX_COPY_OUT_OF_FDS : -1;
 }
@@ -116,7 +116,7 @@ static int copy_xattrs(copy *c, int sfd, int sdir, int ddir, const char *name, i
 	if (n < 0 && errno == ERANGE) {
 		n = sfd >= 0 ? flistxattr(sfd, NULL, 0) : llistxattr(spath, NULL, 0);
 		if (n > 0 && !(list = malloc((size_t)n)))
-			return ax_fail(c->err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+			return ax_fail(c->err, AX_CODE_NOMEM, "out of memory");
 		if (n > 0)
 			n = sfd >= 0 ? flistxattr(sfd, list, (size_t)n) : llistxattr(spath, list, (size_t)n);
 	}
@@ -345,7 +345,7 @@ static int link_or_note(copy *c, int ddir, const char *name, const struct stat *
 		if (l)
 			free(l->rel);
 		free(l);
-		return ax_fail(c->err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(c->err, AX_CODE_NOMEM, "out of memory");
 	}
 	l->dev = st->st_dev;
 	l->ino = st->st_ino;
@@ -393,7 +393,7 @@ static char **read_names(copy *c, int fd, size_t *count, int *rc)
 	*count = n;
 	return names ? names : calloc(1, sizeof *names);
 nomem:
-	*rc = ax_fail(c->err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+	*rc = ax_fail(c->err, AX_CODE_NOMEM, "out of memory");
 failed:
 	free(buf);
 	while (n)

@@ -60,7 +60,7 @@ static bool is_dir(const char *path)
 static int check_opt_path(const char *path, ax_error *err)
 {
 	if (strpbrk(path, ":,\\\n"))
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME",
+		return ax_fail(err, AX_CODE_RUNTIME,
 			       "path %s contains ':', ',' or '\\', which overlay options cannot carry", path);
 	return 0;
 }
@@ -68,10 +68,10 @@ static int check_opt_path(const char *path, ax_error *err)
 static int canon(const char *what, const char *path, char *out, ax_error *err)
 {
 	if (!path || path[0] != '/')
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "%s must be an absolute path: %s", what,
+		return ax_fail(err, AX_CODE_RUNTIME, "%s must be an absolute path: %s", what,
 			       path ? path : "(null)");
 	if (!realpath(path, out))
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "%s %s: %s", what, path, strerror(errno));
+		return ax_fail(err, AX_CODE_RUNTIME, "%s %s: %s", what, path, strerror(errno));
 	return check_opt_path(out, err);
 }
 
@@ -104,7 +104,7 @@ static int plan_idmap(ctx *c, const char *src, unsigned from, const char *dst, a
 	char data[12];
 
 	if (k < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "layers come from more than %d uid ranges",
+		return ax_fail(err, AX_CODE_RUNTIME, "layers come from more than %d uid ranges",
 			       AX_IDMAPS_MAX);
 	snprintf(data, sizeof data, "%d", k);
 	ax_plan_add(&c->rf->mounts, AX_OP_IDMAP, src, dst, data);
@@ -121,7 +121,7 @@ static int lower_path(ctx *c, const char *src, unsigned from, char *out, size_t 
 	}
 	snprintf(out, len, "%s/idmap/%u", c->sd, c->staged++);
 	if (mkdir(out, 0700) < 0 && errno != EEXIST)
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create %s: %s", out, strerror(errno));
+		return ax_fail(err, AX_CODE_RUNTIME, "cannot create %s: %s", out, strerror(errno));
 	return plan_idmap(c, src, from, out, err);
 }
 
@@ -146,11 +146,11 @@ static int mkdir_like(const ctx *c, const char *path, const char *like, mode_t f
 	if (mkdir(path, mode) < 0) {
 		if (errno == EEXIST && lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
 			return 0;
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create %s: %s", path, strerror(errno));
+		return ax_fail(err, AX_CODE_RUNTIME, "cannot create %s: %s", path, strerror(errno));
 	}
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || fchmod(fd, mode) < 0 || fchown(fd, shifted(c, uid), shifted(c, gid)) < 0)
-		rc = ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot set up %s: %s", path, strerror(errno));
+		rc = ax_fail(err, AX_CODE_RUNTIME, "cannot set up %s: %s", path, strerror(errno));
 	if (fd >= 0)
 		close(fd);
 	return rc;
@@ -174,7 +174,7 @@ static int add_overlay(ctx *c, const char *name, const char *image_lower, const 
 		return -1;
 	/* The work directory stays root's: only the overlay (mounted by host root) uses it. */
 	if (mkdir(work, 0700) < 0 && errno != EEXIST)
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create %s: %s", work, strerror(errno));
+		return ax_fail(err, AX_CODE_RUNTIME, "cannot create %s: %s", work, strerror(errno));
 	used = (size_t)snprintf(opts, sizeof opts, "lowerdir=");
 	for (size_t i = 0; i < c->layers.n && used < sizeof opts; i++) {
 		char dir[PATH_MAX + 64];
@@ -206,7 +206,7 @@ static int add_overlay(ctx *c, const char *name, const char *image_lower, const 
 	ax_plan_add(&c->rf->mounts, AX_OP_OVERLAY, NULL, dst, opts);
 	return 0;
 too_long:
-	return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "too many layers for %s: overlay options exceed %d bytes",
+	return ax_fail(err, AX_CODE_RUNTIME, "too many layers for %s: overlay options exceed %d bytes",
 		       dst, OVL_OPTS_MAX);
 }
 
@@ -227,7 +227,7 @@ static int cover_masked(ctx *c, const char *hostdir, ax_error *err)
 		return 0;
 	fts = fts_open(roots, FTS_PHYSICAL | FTS_NOCHDIR, NULL);
 	if (!fts)
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot read %s: %s", mask, strerror(errno));
+		return ax_fail(err, AX_CODE_RUNTIME, "cannot read %s: %s", mask, strerror(errno));
 	while ((f = fts_read(fts))) {
 		bool opaque = f->fts_info == FTS_D && f->fts_level > 0 &&
 			      getxattr(f->fts_path, "trusted.overlay.opaque", NULL, 0) > 0;
@@ -369,9 +369,9 @@ static int plan_rootfs(ctx *c, const char *path, ax_error *err)
 	if (canon("rootfs image", path, root, err) < 0)
 		return -1;
 	if (!is_dir(root))
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "rootfs image %s is not a directory", root);
+		return ax_fail(err, AX_CODE_RUNTIME, "rootfs image %s is not a directory", root);
 	if (ax_rt_within(root, c->sd) || ax_rt_within(c->sd, root) || (c->hide[0] && ax_rt_within(root, c->hide)))
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME",
+		return ax_fail(err, AX_CODE_RUNTIME,
 			       "rootfs image %s overlaps the engine's state (%s)", root, c->sd);
 	if (add_overlay(c, "top", root, root, c->rf->merged, err) < 0)
 		return -1;
@@ -400,7 +400,7 @@ static int setup_dirs(ctx *c, ax_error *err)
 
 		snprintf(path, sizeof path, "%s/%s", c->sd, sub[i]);
 		if (mkdir(path, 0700) < 0 && errno != EEXIST)
-			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create %s: %s", path, strerror(errno));
+			return ax_fail(err, AX_CODE_RUNTIME, "cannot create %s: %s", path, strerror(errno));
 	}
 	snprintf(templates, sizeof templates, "%s/disks", c->images);
 	if (ax_disk_setup(c->sd, templates, c->spec->disk_bytes, err) < 0)
@@ -412,12 +412,12 @@ static int setup_dirs(ctx *c, ax_error *err)
 		int fd = open(c->empty_file, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0);
 
 		if (fd < 0)
-			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create %s: %s", c->empty_file,
+			return ax_fail(err, AX_CODE_RUNTIME, "cannot create %s: %s", c->empty_file,
 				       strerror(errno));
 		close(fd);
 	}
 	c->rf->merged = ax_rt_fmt("%s/merged", c->sd);
-	return c->rf->merged ? 0 : ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "out of memory");
+	return c->rf->merged ? 0 : ax_fail(err, AX_CODE_RUNTIME, "out of memory");
 }
 
 static int resolve(ctx *c, ax_error *err)
@@ -439,11 +439,11 @@ static int resolve(ctx *c, ax_error *err)
 	}
 	if (s->hide_path && !realpath(s->hide_path, c->hide)) {
 		if (s->hide_path[0] != '/' || strlen(s->hide_path) >= sizeof c->hide)
-			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "hide_path must be absolute: %s", s->hide_path);
+			return ax_fail(err, AX_CODE_RUNTIME, "hide_path must be absolute: %s", s->hide_path);
 		snprintf(c->hide, sizeof c->hide, "%s", s->hide_path);
 	}
 	if (c->hide[0] && strcmp(c->hide, "/") == 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "hide_path cannot be /");
+		return ax_fail(err, AX_CODE_RUNTIME, "hide_path cannot be /");
 	for (size_t i = 0; s->layers && s->layers[i]; i++) {
 		char layer[PATH_MAX];
 
@@ -458,17 +458,17 @@ static int resolve(ctx *c, ax_error *err)
 static int plan_volumes(ctx *c, ax_error *err)
 {
 	if (c->spec->n_volumes > AX_VOLUMES_MAX)
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "more than %d volumes", AX_VOLUMES_MAX);
+		return ax_fail(err, AX_CODE_RUNTIME, "more than %d volumes", AX_VOLUMES_MAX);
 	for (size_t i = 0; i < c->spec->n_volumes; i++) {
 		const ax_rt_volume *v = &c->spec->volumes[i];
 		int k = idmap_index(c, v->owner_from, v->count);
 		char fd[16], data[4];
 
 		if (k < 0)
-			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "layers and volumes come from more than %d uid ranges",
+			return ax_fail(err, AX_CODE_RUNTIME, "layers and volumes come from more than %d uid ranges",
 				       AX_IDMAPS_MAX);
 		if (!v->path || v->path[0] != '/' || !v->path[1])
-			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "a volume's mount point must be below /");
+			return ax_fail(err, AX_CODE_RUNTIME, "a volume's mount point must be below /");
 		snprintf(fd, sizeof fd, "%d", v->fd);
 		data[0] = (char)('0' + k);
 		data[1] = v->read_only ? 'r' : 'w';
@@ -497,7 +497,7 @@ int ax_rootfs_prepare(const ax_rt_spec *spec, ax_rootfs *rf, ax_error *err)
 	} else if (strncmp(spec->image, "rootfs:", 7) == 0) {
 		rc = plan_rootfs(&c, spec->image + 7, err);
 	} else {
-		rc = ax_fail(err, AX_EXIT_USAGE, "USAGE", "unknown image \"%s\" (expected host or rootfs:/abs/path)",
+		rc = ax_fail(err, AX_CODE_USAGE, "unknown image \"%s\" (expected host or rootfs:/abs/path)",
 			     spec->image);
 	}
 	if (rc == 0)
@@ -521,7 +521,7 @@ int ax_rootfs_prepare(const ax_rt_spec *spec, ax_rootfs *rf, ax_error *err)
 		free(allox);
 	}
 	if (rc == 0 && (rf->mounts.oom || rf->exec.oom || c.layers.oom))
-		rc = ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "out of memory");
+		rc = ax_fail(err, AX_CODE_RUNTIME, "out of memory");
 	ax_strv_free(&c.layers);
 	if (rc < 0)
 		ax_rootfs_free(rf);

@@ -56,7 +56,7 @@ static int bind_loader(const char *exe, const char *allox, ax_rootfs *rf, ax_err
 	if (!elf_interp(exe, interp, sizeof interp))
 		return 0;
 	if (!realpath(interp, ld))
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "loader %s of %s: %s", interp, exe, strerror(errno));
+		return ax_fail(err, AX_CODE_RUNTIME, "loader %s of %s: %s", interp, exe, strerror(errno));
 	snprintf(libdir, sizeof libdir, "%s", ld);
 	slash = strrchr(libdir, '/');
 	if (slash && slash != libdir)
@@ -98,12 +98,12 @@ int ax_agent_plan(const ax_rt_spec *spec, bool foreign_root, ax_rootfs *rf, ax_e
 	struct stat st;
 
 	if (arg0[0] != '/' || !name || !name[1])
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "argv[0] must be an absolute host path: %s", arg0);
+		return ax_fail(err, AX_CODE_USAGE, "argv[0] must be an absolute host path: %s", arg0);
 	name++;
 	if (!realpath(arg0, exe) || stat(exe, &st) < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot run %s: %s", arg0, strerror(errno));
+		return ax_fail(err, AX_CODE_RUNTIME, "cannot run %s: %s", arg0, strerror(errno));
 	if (!S_ISREG(st.st_mode) || access(exe, X_OK) < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot run %s: not an executable file", arg0);
+		return ax_fail(err, AX_CODE_RUNTIME, "cannot run %s: not an executable file", arg0);
 	snprintf(allox, sizeof allox, "%s/.allox", rf->merged);
 	snprintf(opts, sizeof opts, "mode=0755,uid=%u,gid=%u,size=64k,nr_inodes=64", rf->uid_base, rf->uid_base);
 	ax_plan_add(&rf->mounts, AX_OP_TMPFS, NULL, allox, opts);
@@ -175,7 +175,7 @@ static int link_and_bind(const char *sd, const char *top, const char *rel, unsig
 	if (ax_mkdir_parent(upper, 0755, err) < 0)
 		return -1;
 	if (symlink("/.allox/resolv.conf", upper) < 0 && errno != EEXIST)
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create %s: %s", upper, strerror(errno));
+		return ax_fail(err, AX_CODE_RUNTIME, "cannot create %s: %s", upper, strerror(errno));
 	/* What we made in the fresh upper layer belongs to the sandbox's root,
 	 * or its /run would be an unwritable stranger's directory inside. */
 	for (char *slash = strchr(upper + base, '/'); slash; slash = strchr(slash + 1, '/')) {
@@ -184,12 +184,12 @@ static int link_and_bind(const char *sd, const char *top, const char *rel, unsig
 		*slash = '\0';
 		if (lchown(upper, uid_base, uid_base) < 0) {
 			*slash = c;
-			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot set up %s: %s", upper, strerror(errno));
+			return ax_fail(err, AX_CODE_RUNTIME, "cannot set up %s: %s", upper, strerror(errno));
 		}
 		*slash = c;
 	}
 	if (lchown(upper, uid_base, uid_base) < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot set up %s: %s", upper, strerror(errno));
+		return ax_fail(err, AX_CODE_RUNTIME, "cannot set up %s: %s", upper, strerror(errno));
 	snprintf(dst, sizeof dst, "%s/.allox/resolv.conf", rf->merged);
 	ax_plan_add(&rf->mounts, AX_OP_MKFILE, NULL, dst, NULL);
 	ax_plan_add(&rf->mounts, AX_OP_BIND_RO, src, dst, NULL);

@@ -5,6 +5,7 @@
 #include "engine/runtime/netns.h"
 #include "engine/runtime/seccomp_filter.h"
 #include "engine/runtime/userns.h"
+#include "lib/timeutil.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -37,20 +38,20 @@ static int validate(const ax_rt_spec *s, ax_error *err)
 	size_t n;
 
 	if (!s || !s->id || !s->state_dir || !s->image || !s->argv || !s->argv[0])
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "sandbox spec lacks id, state_dir, image or argv");
+		return ax_fail(err, AX_CODE_USAGE, "sandbox spec lacks id, state_dir, image or argv");
 	n = strspn(s->id, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-");
 	if (n == 0 || n > 64 || s->id[n] || s->id[0] == '.')
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "invalid sandbox id \"%s\"", s->id);
+		return ax_fail(err, AX_CODE_USAGE, "invalid sandbox id \"%s\"", s->id);
 	for (size_t i = 0; s->env && s->env[i]; i++) {
 		const char *eq = strchr(s->env[i], '=');
 
 		if (!eq || eq == s->env[i])
-			return ax_fail(err, AX_EXIT_USAGE, "USAGE", "environment entry is not K=V: %s", s->env[i]);
+			return ax_fail(err, AX_CODE_USAGE, "environment entry is not K=V: %s", s->env[i]);
 	}
 	if (s->memory_bytes < 0 || s->pids_max < 0 || s->cpu_millis < 0)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "negative memory, pids or cpu limit");
+		return ax_fail(err, AX_CODE_USAGE, "negative memory, pids or cpu limit");
 	if (s->uid_base == 0 || s->uid_base > UINT_MAX - AX_RT_IDS)
-		return ax_fail(err, AX_EXIT_USAGE, "USAGE", "invalid uid base %u for the sandbox", s->uid_base);
+		return ax_fail(err, AX_CODE_USAGE, "invalid uid base %u for the sandbox", s->uid_base);
 	return 0;
 }
 
@@ -172,14 +173,14 @@ static void bwrap_argv(const ax_rt_spec *s, const ax_rootfs *rf, const ax_spawn 
 /* bwrap's JSON on --info-fd: {"child-pid": N, ...}; EOF without it means bwrap failed. */
 static pid_t read_child_pid(int fd)
 {
-	long long deadline = ax_rt_now_ms() + AX_RT_START_MS;
+	long long deadline = ax_mono_ms() + AX_RT_START_MS;
 	char buf[1024];
 	size_t used = 0;
 	const char *p;
 
 	while (used + 1 < sizeof buf) {
 		struct pollfd pf = { fd, POLLIN, 0 };
-		long long left = deadline - ax_rt_now_ms();
+		long long left = deadline - ax_mono_ms();
 		ssize_t n;
 
 		if (left <= 0 || (poll(&pf, 1, (int)left) < 0 && errno != EINTR))
@@ -220,7 +221,7 @@ static void bwrap_message(int log_fd, off_t from, char *out, size_t len)
 /* 1 once PID 1's executable is no longer bwrap, 0 if it died first, -1 on timeout. */
 static int wait_exec(pid_t pid, unsigned long long start, const struct stat *bwrap)
 {
-	long long deadline = ax_rt_now_ms() + AX_RT_START_MS, fine_until = ax_rt_now_ms() + 20;
+	long long deadline = ax_mono_ms() + AX_RT_START_MS, fine_until = ax_mono_ms() + 20;
 	char path[64];
 	long us = 150;
 
@@ -232,12 +233,12 @@ static int wait_exec(pid_t pid, unsigned long long start, const struct stat *bwr
 			return 0;
 		if (stat(path, &st) == 0 && (st.st_dev != bwrap->st_dev || st.st_ino != bwrap->st_ino))
 			return ax_rt_proc_same(pid, start) ? 1 : 0;
-		if (ax_rt_now_ms() > deadline)
+		if (ax_mono_ms() > deadline)
 			return -1;
 		/* bwrap takes a few ms to set up: look often then (the reply to
 		 * create waits on this), rarely once it is slow. */
 		ax_rt_sleep_us(us);
-		if (ax_rt_now_ms() > fine_until && us < 2000)
+		if (ax_mono_ms() > fine_until && us < 2000)
 			us *= 2;
 	}
 }
@@ -278,10 +279,10 @@ static int open_fds(const ax_rt_spec *s, const ax_cgroup *cg, launch *l, ax_erro
 	char *log = s->log_path ? strdup(s->log_path) : ax_rt_fmt("%s/console.log", s->state_dir);
 
 	if (!log)
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "out of memory");
+		return ax_fail(err, AX_CODE_RUNTIME, "out of memory");
 	l->log_fd = high_fd(open(log, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
 	if (l->log_fd < 0) {
-		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot open %s: %s", log, strerror(errno));
+		ax_fail(err, AX_CODE_RUNTIME, "cannot open %s: %s", log, strerror(errno));
 		free(log);
 		return -1;
 	}
@@ -289,12 +290,12 @@ static int open_fds(const ax_rt_spec *s, const ax_cgroup *cg, launch *l, ax_erro
 	l->log_off = lseek(l->log_fd, 0, SEEK_END);
 	l->null_fd = high_fd(open("/dev/null", O_RDWR | O_CLOEXEC));
 	if (l->null_fd < 0 || pipe2(l->status, O_CLOEXEC) < 0 || pipe2(l->info, O_CLOEXEC) < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create pipes: %s", strerror(errno));
+		return ax_fail(err, AX_CODE_RUNTIME, "cannot create pipes: %s", strerror(errno));
 	for (int i = 0; i < 2; i++) {
 		l->status[i] = high_fd(l->status[i]);
 		l->info[i] = high_fd(l->info[i]);
 		if (l->status[i] < 0 || l->info[i] < 0)
-			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create pipes: %s", strerror(errno));
+			return ax_fail(err, AX_CODE_RUNTIME, "cannot create pipes: %s", strerror(errno));
 	}
 	for (int k = 0; k < AX_CG_N; k++) {
 		char path[PATH_MAX + 16];
@@ -306,7 +307,7 @@ static int open_fds(const ax_rt_spec *s, const ax_cgroup *cg, launch *l, ax_erro
 		snprintf(path, sizeof path, "%s/%s", cg->dir[k], k == AX_CG_V2 ? "cgroup.procs" : "tasks");
 		l->cg_fds[k] = high_fd(open(path, O_WRONLY | O_CLOEXEC));
 		if (l->cg_fds[k] < 0)
-			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot open %s: %s", path, strerror(errno));
+			return ax_fail(err, AX_CODE_RUNTIME, "cannot open %s: %s", path, strerror(errno));
 	}
 	return 0;
 }
@@ -350,7 +351,7 @@ static int spawn(const ax_rt_spec *s, const ax_rootfs *rf, const ax_cgroup *cg, 
 	int rc;
 
 	if (stat(AX_RT_BWRAP, &bwrap) < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "%s: %s (install bubblewrap)", AX_RT_BWRAP,
+		return ax_fail(err, AX_CODE_RUNTIME, "%s: %s (install bubblewrap)", AX_RT_BWRAP,
 			       strerror(errno));
 	if (open_fds(s, cg, l, err) < 0 || open_userns(s, rf, l, err) < 0)
 		return -1;
@@ -383,7 +384,7 @@ static int spawn(const ax_rt_spec *s, const ax_rootfs *rf, const ax_cgroup *cg, 
 		net.uid_base = s->uid_base;
 		if (s->network == AX_NET_ISOLATED) {
 			if (pipe2(l->go, O_CLOEXEC) < 0)
-				return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create a pipe: %s", strerror(errno));
+				return ax_fail(err, AX_CODE_RUNTIME, "cannot create a pipe: %s", strerror(errno));
 			l->go[0] = high_fd(l->go[0]);
 			l->go[1] = high_fd(l->go[1]);
 		}
@@ -397,7 +398,7 @@ static int spawn(const ax_rt_spec *s, const ax_rootfs *rf, const ax_cgroup *cg, 
 	if (av.oom) {
 		ax_strv_free(&av);
 		ax_strv_free(&net_av);
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "out of memory");
+		return ax_fail(err, AX_CODE_RUNTIME, "out of memory");
 	}
 	sp.argv = av.v;
 	child = ax_spawn_fork(&sp);
@@ -408,7 +409,7 @@ static int spawn(const ax_rt_spec *s, const ax_rootfs *rf, const ax_cgroup *cg, 
 	close_fd(&l->status[1]);
 	close_fd(&l->info[1]);
 	if (child < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot fork: %s", strerror(rc));
+		return ax_fail(err, AX_CODE_RUNTIME, "cannot fork: %s", strerror(rc));
 	while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
 		;
 	rc = ax_spawn_status(l->status[0], &rf->mounts, &h->pid, &h->start, &h->net_pid, err);
@@ -421,7 +422,7 @@ static int spawn(const ax_rt_spec *s, const ax_rootfs *rf, const ax_cgroup *cg, 
 	if (h->init_pid <= 0) {
 		bwrap_message(l->log_fd, l->log_off, msg, sizeof msg);
 		h->init_pid = 0;
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "%s", msg[0] ? msg : "bwrap failed before starting the sandbox");
+		return ax_fail(err, AX_CODE_RUNTIME, "%s", msg[0] ? msg : "bwrap failed before starting the sandbox");
 	}
 	/* A quick PID 1 may have run, exited and been reaped already: init_start
 	 * stays 0, so the handle reads as not alive. */
@@ -431,13 +432,13 @@ static int spawn(const ax_rt_spec *s, const ax_rootfs *rf, const ax_cgroup *cg, 
 		ax_rt_note(h->note, sizeof h->note, "the network stack was not told to start");
 	close_fd(&l->go[1]);
 	if (rc < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "sandbox setup did not finish within %d s",
+		return ax_fail(err, AX_CODE_RUNTIME, "sandbox setup did not finish within %d s",
 			       AX_RT_START_MS / 1000);
 	if (rc == 0) {
 		/* Gone before we saw the exec: a setup failure, or argv ran and exited already. */
 		bwrap_message(l->log_fd, l->log_off, msg, sizeof msg);
 		if (msg[0])
-			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "%s", msg);
+			return ax_fail(err, AX_CODE_RUNTIME, "%s", msg);
 	}
 	return 0;
 }

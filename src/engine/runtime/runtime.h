@@ -118,9 +118,6 @@ void ax_rt_release_freezer(void);
  * until all are gone, then remove its cgroups. Idempotent. */
 int ax_rt_kill(const ax_rt_handle *h, const char *id, ax_error *err);
 
-/* CLOCK_MONOTONIC in milliseconds. */
-long long ax_rt_now_ms(void);
-
 /* rm -rf STATE_DIR without following symlinks or leaving its file system.
  * Call after ax_rt_kill. A missing STATE_DIR is not an error. */
 int ax_rt_remove_state(const char *state_dir, ax_error *err);

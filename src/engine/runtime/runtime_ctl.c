@@ -11,6 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "lib/timeutil.h"
+
 typedef struct pidns {
 	dev_t dev;
 	ino_t ino;
@@ -71,20 +73,20 @@ static int ns_signal(const pidns *ns, int sig, int *not_stopped)
 
 static int not_running(const char *id, ax_error *err)
 {
-	return ax_fail(err, AX_EXIT_FAILURE, "NOT_RUNNING", "sandbox %s is not running", id);
+	return ax_fail(err, AX_CODE_NOT_RUNNING, "sandbox %s is not running", id);
 }
 
 static int locate_freezer(const char *id, ax_cgroup *cg, ax_error *err)
 {
 	ax_cg_locate(id, cg);
 	if (!ax_cg_can_freeze(cg))
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "the freezer cgroup of sandbox %s is missing", id);
+		return ax_fail(err, AX_CODE_RUNTIME, "the freezer cgroup of sandbox %s is missing", id);
 	return 0;
 }
 
 int ax_rt_freeze(const ax_rt_handle *h, const char *id, ax_error *err)
 {
-	long long deadline = ax_rt_now_ms() + AX_RT_WAIT_MS;
+	long long deadline = ax_mono_ms() + AX_RT_WAIT_MS;
 	ax_cgroup cg;
 	pidns ns;
 
@@ -102,12 +104,12 @@ int ax_rt_freeze(const ax_rt_handle *h, const char *id, ax_error *err)
 			return not_running(id, err);
 		if (running == 0)
 			return 0;
-		if (ax_rt_now_ms() > deadline)
+		if (ax_mono_ms() > deadline)
 			break;
 		ax_rt_sleep_us(1000);
 	}
 	ns_signal(&ns, SIGCONT, NULL);
-	return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "sandbox %s did not stop within %d s", id,
+	return ax_fail(err, AX_CODE_RUNTIME, "sandbox %s did not stop within %d s", id,
 		       AX_RT_WAIT_MS / 1000);
 }
 
@@ -128,7 +130,7 @@ int ax_rt_thaw(const ax_rt_handle *h, const char *id, ax_error *err)
 
 int ax_rt_kill(const ax_rt_handle *h, const char *id, ax_error *err)
 {
-	long long deadline = ax_rt_now_ms() + AX_RT_WAIT_MS;
+	long long deadline = ax_mono_ms() + AX_RT_WAIT_MS;
 	ax_cgroup cg;
 	pidns ns;
 	bool have_ns = ns_of(h, &ns) == 0;
@@ -156,15 +158,15 @@ int ax_rt_kill(const ax_rt_handle *h, const char *id, ax_error *err)
 			left += ns_signal(&ns, SIGKILL, NULL);
 		if (!left)
 			break;
-		if (ax_rt_now_ms() > deadline)
-			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "%d process(es) of sandbox %s survived SIGKILL for %d s",
+		if (ax_mono_ms() > deadline)
+			return ax_fail(err, AX_CODE_RUNTIME, "%d process(es) of sandbox %s survived SIGKILL for %d s",
 				       left, id, AX_RT_WAIT_MS / 1000);
 		ax_rt_sleep_us(1000);
 	}
 	/* A just-emptied cgroup can be briefly busy. */
 	while ((e = ax_cg_remove(&cg)) != 0) {
-		if (ax_rt_now_ms() > deadline)
-			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot remove the cgroups of sandbox %s: %s", id,
+		if (ax_mono_ms() > deadline)
+			return ax_fail(err, AX_CODE_RUNTIME, "cannot remove the cgroups of sandbox %s: %s", id,
 				       strerror(e));
 		ax_rt_sleep_us(2000);
 	}

@@ -33,7 +33,7 @@ static int fail_at(const walk *w, const char *name, int e, ax_error *err)
 {
 	const char *leaf = name ? name : (w->depth ? w->stack[w->depth].name : "");
 
-	return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot remove %s%s%s: %s", w->top, w->depth ? "/.../" : "/",
+	return ax_fail(err, AX_CODE_IO, "cannot remove %s%s%s: %s", w->top, w->depth ? "/.../" : "/",
 		       leaf, strerror(e));
 }
 
@@ -143,13 +143,13 @@ int ax_rt_remove_state(const char *state_dir, ax_error *err)
 	int rc = 0;
 
 	if (lstat(state_dir, &st) < 0)
-		return errno == ENOENT ? 0 : ax_fail(err, AX_EXIT_FAILURE, "IO", "%s: %s", state_dir, strerror(errno));
+		return errno == ENOENT ? 0 : ax_fail(err, AX_CODE_IO, "%s: %s", state_dir, strerror(errno));
 	if (!S_ISDIR(st.st_mode))
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "not removing %s: not a directory", state_dir);
+		return ax_fail(err, AX_CODE_IO, "not removing %s: not a directory", state_dir);
 	w.fd = open(state_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	w.stack = malloc(w.cap * sizeof *w.stack);
 	if (w.fd < 0 || !w.stack || fstat(w.fd, &st) < 0) {
-		rc = ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot open %s: %s", state_dir, strerror(w.stack ? errno : ENOMEM));
+		rc = ax_fail(err, AX_CODE_IO, "cannot open %s: %s", state_dir, strerror(w.stack ? errno : ENOMEM));
 		goto out;
 	}
 	w.dev = st.st_dev;
@@ -169,7 +169,7 @@ int ax_rt_remove_state(const char *state_dir, ax_error *err)
 			break;
 	}
 	if (rc == 0 && rmdir(state_dir) < 0 && errno != ENOENT)
-		rc = ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot remove %s: %s", state_dir, strerror(errno));
+		rc = ax_fail(err, AX_CODE_IO, "cannot remove %s: %s", state_dir, strerror(errno));
 out:
 	for (size_t i = 1; w.stack && i <= w.depth; i++)
 		free(w.stack[i].name);

@@ -12,6 +12,7 @@
 #include "engine/runtime/runtime_spawn.h"
 
 #include "engine/runtime/disk.h"
+#include "lib/timeutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -386,74 +387,74 @@ static void describe(const ax_plan *mounts, int step, int arg, int e, ax_error *
 
 		switch (op->kind) {
 		case AX_OP_OVERLAY:
-			ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot mount overlay on %s: %s", op->dst, m);
+			ax_fail(err, AX_CODE_RUNTIME, "cannot mount overlay on %s: %s", op->dst, m);
 			ax_error_hint(err, "overlay options: %s", op->data);
 			return;
 		case AX_OP_BIND_RO:
 		case AX_OP_BIND_DEV:
-			ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot bind %s on %s: %s", op->src, op->dst, m);
+			ax_fail(err, AX_CODE_RUNTIME, "cannot bind %s on %s: %s", op->src, op->dst, m);
 			return;
 		case AX_OP_IDMAP:
-			ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot make an idmapped mount of %s on %s: %s", op->src,
+			ax_fail(err, AX_CODE_RUNTIME, "cannot make an idmapped mount of %s on %s: %s", op->src,
 				op->dst, m);
 			return;
 		case AX_OP_VOLUME:
-			ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot mount a volume on /%s: %s%s", op->dst, m,
+			ax_fail(err, AX_CODE_RUNTIME, "cannot mount a volume on /%s: %s%s", op->dst, m,
 				e == ELOOP ? " (a symlink is in the way)" : "");
 			return;
 		case AX_OP_DEVPTS:
-			ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot mount devpts on %s: %s", op->dst, m);
+			ax_fail(err, AX_CODE_RUNTIME, "cannot mount devpts on %s: %s", op->dst, m);
 			return;
 		case AX_OP_TMPFS:
-			ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot mount tmpfs on %s: %s", op->dst, m);
+			ax_fail(err, AX_CODE_RUNTIME, "cannot mount tmpfs on %s: %s", op->dst, m);
 			return;
 		case AX_OP_REMOUNT_RO:
-			ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot make %s read-only: %s", op->dst, m);
+			ax_fail(err, AX_CODE_RUNTIME, "cannot make %s read-only: %s", op->dst, m);
 			return;
 		case AX_OP_MKDIR:
 		case AX_OP_MKFILE:
 		case AX_OP_SYMLINK:
 			break;
 		}
-		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create %s: %s", op->dst, m);
+		ax_fail(err, AX_CODE_RUNTIME, "cannot create %s: %s", op->dst, m);
 		return;
 	}
 	switch (step) {
 	case AX_STEP_FORK:
-		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot fork the sandbox: %s", m);
+		ax_fail(err, AX_CODE_RUNTIME, "cannot fork the sandbox: %s", m);
 		break;
 	case AX_STEP_SETSID:
-		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot start a session for the sandbox: %s", m);
+		ax_fail(err, AX_CODE_RUNTIME, "cannot start a session for the sandbox: %s", m);
 		break;
 	case AX_STEP_CGROUP:
-		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot join the sandbox's cgroup (%s): %s",
+		ax_fail(err, AX_CODE_RUNTIME, "cannot join the sandbox's cgroup (%s): %s",
 			arg == AX_CG_V2 ? "cgroup2" : arg == AX_CG_MEMORY ? "memory" : arg == AX_CG_PIDS ? "pids"
 			: arg == AX_CG_CPU ? "cpu" : "freezer", m);
 		break;
 	case AX_STEP_UNSHARE:
 	case AX_STEP_PRIVATE:
-		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create a private mount namespace: %s", m);
+		ax_fail(err, AX_CODE_RUNTIME, "cannot create a private mount namespace: %s", m);
 		break;
 	case AX_STEP_STDIO:
-		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot set up the sandbox's stdio: %s", m);
+		ax_fail(err, AX_CODE_RUNTIME, "cannot set up the sandbox's stdio: %s", m);
 		break;
 	case AX_STEP_KEEPFD:
-		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot pass fd %d to the sandbox: %s", arg, m);
+		ax_fail(err, AX_CODE_RUNTIME, "cannot pass fd %d to the sandbox: %s", arg, m);
 		break;
 	case AX_STEP_ROOT:
-		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot bind the sandbox's root on /tmp: %s", m);
+		ax_fail(err, AX_CODE_RUNTIME, "cannot bind the sandbox's root on /tmp: %s", m);
 		break;
 	case AX_STEP_IDENTITY:
-		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot take the sandbox's host uid: %s", m);
+		ax_fail(err, AX_CODE_RUNTIME, "cannot take the sandbox's host uid: %s", m);
 		break;
 	case AX_STEP_NET_STACK:
-		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot start the sandbox's network stack: %s", m);
+		ax_fail(err, AX_CODE_RUNTIME, "cannot start the sandbox's network stack: %s", m);
 		break;
 	case AX_STEP_NETNS:
-		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot set up the sandbox's network namespace: %s", m);
+		ax_fail(err, AX_CODE_RUNTIME, "cannot set up the sandbox's network namespace: %s", m);
 		break;
 	default:
-		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot run %s: %s", AX_RT_BWRAP, m);
+		ax_fail(err, AX_CODE_RUNTIME, "cannot run %s: %s", AX_RT_BWRAP, m);
 		break;
 	}
 }
@@ -461,7 +462,7 @@ static void describe(const ax_plan *mounts, int step, int arg, int e, ax_error *
 int ax_spawn_status(int fd, const ax_plan *mounts, pid_t *setup_pid, unsigned long long *start, pid_t *net_pid,
 		    ax_error *err)
 {
-	long long deadline = ax_rt_now_ms() + AX_RT_START_MS;
+	long long deadline = ax_mono_ms() + AX_RT_START_MS;
 	status_rec r;
 	size_t got = 0;
 
@@ -469,22 +470,22 @@ int ax_spawn_status(int fd, const ax_plan *mounts, pid_t *setup_pid, unsigned lo
 	*net_pid = 0;
 	for (;;) {
 		struct pollfd p = { fd, POLLIN, 0 };
-		long long left = deadline - ax_rt_now_ms();
+		long long left = deadline - ax_mono_ms();
 		ssize_t n;
 
 		if (left <= 0)
-			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "sandbox setup did not finish within %d s",
+			return ax_fail(err, AX_CODE_RUNTIME, "sandbox setup did not finish within %d s",
 				       AX_RT_START_MS / 1000);
 		if (poll(&p, 1, (int)left) < 0) {
 			if (errno == EINTR)
 				continue;
-			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "poll: %s", strerror(errno));
+			return ax_fail(err, AX_CODE_RUNTIME, "poll: %s", strerror(errno));
 		}
 		n = read(fd, (char *)&r + got, sizeof r - got);
 		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n < 0)
-			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "reading sandbox status: %s", strerror(errno));
+			return ax_fail(err, AX_CODE_RUNTIME, "reading sandbox status: %s", strerror(errno));
 		if (n == 0)
 			break;
 		got += (size_t)n;
@@ -502,6 +503,6 @@ int ax_spawn_status(int fd, const ax_plan *mounts, pid_t *setup_pid, unsigned lo
 		}
 	}
 	if (!*setup_pid)
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "the sandbox's setup process died before starting");
+		return ax_fail(err, AX_CODE_RUNTIME, "the sandbox's setup process died before starting");
 	return 0;
 }

@@ -99,14 +99,6 @@ bool ax_rt_within(const char *dir, const char *path)
 	return strncmp(dir, path, n) == 0 && (path[n] == '\0' || path[n] == '/');
 }
 
-long long ax_rt_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 void ax_rt_sleep_us(long us)
 {
 	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };

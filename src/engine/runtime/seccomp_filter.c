@@ -105,7 +105,7 @@ static int add_rule(scmp_filter_ctx ctx, uint32_t action, int nr, unsigned int n
 	if (rc == 0)
 		return 0;
 	name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
-	ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "seccomp: cannot add the rule for %s (%d): %s",
+	ax_fail(err, AX_CODE_RUNTIME, "seccomp: cannot add the rule for %s (%d): %s",
 		name ? name : "system call", nr, strerror(-rc));
 	free(name);
 	return -1;
@@ -178,10 +178,10 @@ static int export_sealed(scmp_filter_ctx ctx, ax_error *err)
 	int rc;
 
 	if (fd < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "seccomp: cannot create a memfd: %s", strerror(errno));
+		return ax_fail(err, AX_CODE_RUNTIME, "seccomp: cannot create a memfd: %s", strerror(errno));
 	rc = seccomp_export_bpf(ctx, fd);
 	if (rc < 0) {
-		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "seccomp: cannot export the filter: %s", strerror(-rc));
+		ax_fail(err, AX_CODE_RUNTIME, "seccomp: cannot export the filter: %s", strerror(-rc));
 		close(fd);
 		return -1;
 	}
@@ -189,7 +189,7 @@ static int export_sealed(scmp_filter_ctx ctx, ax_error *err)
 	 * lives, whoever else holds it. */
 	if (fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) < 0 ||
 	    lseek(fd, 0, SEEK_SET) != 0) {
-		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "seccomp: cannot seal the filter: %s", strerror(errno));
+		ax_fail(err, AX_CODE_RUNTIME, "seccomp: cannot seal the filter: %s", strerror(errno));
 		close(fd);
 		return -1;
 	}
@@ -203,7 +203,7 @@ int ax_seccomp_filter_fd(bool allow_nesting, ax_error *err)
 	int rc;
 
 	if (!ctx)
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "seccomp: cannot create a filter");
+		return ax_fail(err, AX_CODE_RUNTIME, "seccomp: cannot create a filter");
 	/* libseccomp offers KILL_PROCESS only when it saw the kernel's
 	 * seccomp() answer (not under valgrind, say). KILL_THREAD stops the
 	 * call just as well; the process's other threads live on. */
@@ -211,7 +211,7 @@ int ax_seccomp_filter_fd(bool allow_nesting, ax_error *err)
 	if (rc == -EINVAL)
 		rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_THREAD);
 	if (rc < 0)
-		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "seccomp: cannot set the other ABIs' action: %s", strerror(-rc));
+		ax_fail(err, AX_CODE_RUNTIME, "seccomp: cannot set the other ABIs' action: %s", strerror(-rc));
 	else if (add_rules(ctx, allow_nesting, err) == 0)
 		fd = export_sealed(ctx, err);
 	seccomp_release(ctx);

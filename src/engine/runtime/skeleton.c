@@ -78,7 +78,7 @@ static int build(const char *tmp, const ax_host_layout *hl, ax_error *err)
 	char path[PATH_MAX * 2];
 
 	if (mkdir_mode(tmp, 0755) < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create %s: %s", tmp, strerror(errno));
+		return ax_fail(err, AX_CODE_RUNTIME, "cannot create %s: %s", tmp, strerror(errno));
 	for (size_t i = 0; i < sizeof skel_dirs / sizeof skel_dirs[0]; i++) {
 		snprintf(path, sizeof path, "%s/%s", tmp, skel_dirs[i].name);
 		if (mkdir_mode(path, skel_dirs[i].mode) < 0)
@@ -93,7 +93,7 @@ static int build(const char *tmp, const ax_host_layout *hl, ax_error *err)
 	}
 	return 0;
 fail:
-	return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create %s: %s", path, strerror(errno));
+	return ax_fail(err, AX_CODE_RUNTIME, "cannot create %s: %s", path, strerror(errno));
 }
 
 int ax_skeleton_get(const char *image_dir, const ax_host_layout *hl, char *out, size_t len, ax_error *err)
@@ -103,7 +103,7 @@ int ax_skeleton_get(const char *image_dir, const ax_host_layout *hl, char *out, 
 
 	if (snprintf(dir, sizeof dir, "%s/host", image_dir) >= (int)sizeof dir ||
 	    snprintf(out, len, "%s/skeleton-%016llx", dir, (unsigned long long)layout_hash(hl)) >= (int)len)
-		return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "path too long: %s", image_dir);
+		return ax_fail(err, AX_CODE_RUNTIME, "path too long: %s", image_dir);
 	if (lstat(out, &st) == 0 && S_ISDIR(st.st_mode))
 		return 0;
 	if (ax_mkdir_p(dir, 0700, err) < 0)
@@ -122,7 +122,7 @@ int ax_skeleton_get(const char *image_dir, const ax_host_layout *hl, char *out, 
 		ax_rt_remove_state(tmp, NULL);
 		/* Another start won the race: its skeleton is identical. */
 		if (e != EEXIST && e != ENOTEMPTY)
-			return ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create %s: %s", out, strerror(e));
+			return ax_fail(err, AX_CODE_RUNTIME, "cannot create %s: %s", out, strerror(e));
 	}
 	return 0;
 }

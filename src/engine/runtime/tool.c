@@ -51,7 +51,7 @@ int ax_tool_run(const char *path, char *const argv[], const char *what, ax_error
 	pid_t pid;
 
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "%s failed: %s", what, strerror(errno));
+		return ax_fail(err, AX_CODE_IO, "%s failed: %s", what, strerror(errno));
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2);
@@ -61,15 +61,15 @@ int ax_tool_run(const char *path, char *const argv[], const char *what, ax_error
 	close(pipefd[1]);
 	if (rc != 0) {
 		close(pipefd[0]);
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot run %s: %s", path, strerror(rc));
+		return ax_fail(err, AX_CODE_IO, "cannot run %s: %s", path, strerror(rc));
 	}
 	last_line(pipefd[0], msg, sizeof msg);
 	close(pipefd[0]);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
-			return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot wait for %s: %s", path, strerror(errno));
+			return ax_fail(err, AX_CODE_IO, "cannot wait for %s: %s", path, strerror(errno));
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "%s failed: %s", what,
+		return ax_fail(err, AX_CODE_IO, "%s failed: %s", what,
 			       msg[0] ? msg : "the program ended abnormally");
 	return 0;
 }

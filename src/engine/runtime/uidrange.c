@@ -34,12 +34,12 @@ static int lock_dir(const char *dir, ax_error *err)
 	snprintf(path, sizeof path, "%s/.lock", dir);
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0) {
-		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot open %s: %s", path, strerror(errno));
+		ax_fail(err, AX_CODE_RUNTIME, "cannot open %s: %s", path, strerror(errno));
 		return -1;
 	}
 	while (flock(fd, LOCK_EX) < 0) {
 		if (errno != EINTR) {
-			ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot lock %s: %s", path, strerror(errno));
+			ax_fail(err, AX_CODE_RUNTIME, "cannot lock %s: %s", path, strerror(errno));
 			close(fd);
 			return -1;
 		}
@@ -102,7 +102,7 @@ int ax_uidrange_claim(const ax_uidrange *r, const char *owner, unsigned *base, a
 			}
 		}
 		if (fd < 0) {
-			ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create %s: %s", path, strerror(errno));
+			ax_fail(err, AX_CODE_RUNTIME, "cannot create %s: %s", path, strerror(errno));
 			failed = true;
 			break;
 		}
@@ -110,7 +110,7 @@ int ax_uidrange_claim(const ax_uidrange *r, const char *owner, unsigned *base, a
 			*base = b;
 			rc = 0;
 		} else {
-			ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot write %s: %s", path, strerror(errno));
+			ax_fail(err, AX_CODE_RUNTIME, "cannot write %s: %s", path, strerror(errno));
 			unlink(path);
 			failed = true;
 		}
@@ -119,7 +119,7 @@ int ax_uidrange_claim(const ax_uidrange *r, const char *owner, unsigned *base, a
 			break;
 	}
 	if (rc < 0 && !failed)
-		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "all %u uid ranges from %u are in use", r->count, r->first);
+		ax_fail(err, AX_CODE_RUNTIME, "all %u uid ranges from %u are in use", r->count, r->first);
 	close(lock);
 	return rc;
 }

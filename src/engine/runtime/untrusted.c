@@ -92,20 +92,20 @@ int ax_untrusted_read(int root, const char *rel, size_t max, char **data, size_t
 	if (fd < 0) {
 		if (errno == ENOENT)
 			return 1;
-		return ax_fail(err, AX_EXIT_FAILURE, "UNTRUSTED", "not reading %s: %s", rel, why(errno));
+		return ax_fail(err, AX_CODE_UNTRUSTED, "not reading %s: %s", rel, why(errno));
 	}
 	if (fstat(fd, &st) < 0) {
-		ax_fail(err, AX_EXIT_FAILURE, "UNTRUSTED", "cannot read %s: %s", rel, strerror(errno));
+		ax_fail(err, AX_CODE_UNTRUSTED, "cannot read %s: %s", rel, strerror(errno));
 	} else if (!S_ISREG(st.st_mode)) {
-		ax_fail(err, AX_EXIT_FAILURE, "UNTRUSTED", "not reading %s: not a regular file", rel);
+		ax_fail(err, AX_CODE_UNTRUSTED, "not reading %s: not a regular file", rel);
 	} else if ((unsigned long long)st.st_size > max) {
-		ax_fail(err, AX_EXIT_FAILURE, "UNTRUSTED", "not reading %s: larger than %zu bytes", rel, max);
+		ax_fail(err, AX_CODE_UNTRUSTED, "not reading %s: larger than %zu bytes", rel, max);
 	} else if (!(buf = malloc(max + 2))) {
-		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	} else if ((n = read_capped(fd, buf, max)) < 0) {
-		ax_fail(err, AX_EXIT_FAILURE, "UNTRUSTED", "cannot read %s: %s", rel, strerror(errno));
+		ax_fail(err, AX_CODE_UNTRUSTED, "cannot read %s: %s", rel, strerror(errno));
 	} else if ((size_t)n > max) {
-		ax_fail(err, AX_EXIT_FAILURE, "UNTRUSTED", "not reading %s: larger than %zu bytes", rel, max);
+		ax_fail(err, AX_CODE_UNTRUSTED, "not reading %s: larger than %zu bytes", rel, max);
 	} else {
 		buf[n] = '\0';
 		*data = buf;

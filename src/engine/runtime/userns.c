@@ -67,7 +67,7 @@ int ax_userns_open(unsigned inside, unsigned outside, unsigned count, unsigned o
 	if (netns_fd)
 		*netns_fd = -1;
 	if (pipe2(ready, O_CLOEXEC) < 0 || pipe2(go, O_CLOEXEC) < 0 || !(stack = malloc(STACK))) {
-		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create a user namespace: %s", strerror(errno));
+		ax_fail(err, AX_CODE_RUNTIME, "cannot create a user namespace: %s", strerror(errno));
 		goto out;
 	}
 	m.owner = owner;
@@ -81,32 +81,32 @@ int ax_userns_open(unsigned inside, unsigned outside, unsigned count, unsigned o
 	m.go_w = go[1];
 	pid = clone(make_ns, stack + STACK, CLONE_VM | SIGCHLD, &m);
 	if (pid < 0) {
-		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create a user namespace: %s", strerror(errno));
+		ax_fail(err, AX_CODE_RUNTIME, "cannot create a user namespace: %s", strerror(errno));
 		goto out;
 	}
 	while (read(ready[0], &c, 1) < 0 && errno == EINTR)
 		;
 	if (c) {
-		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot create a user namespace owned by uid %u", owner);
+		ax_fail(err, AX_CODE_RUNTIME, "cannot create a user namespace owned by uid %u", owner);
 		goto out;
 	}
 	snprintf(map, sizeof map, "%u %u %u\n", inside, outside, count);
 	snprintf(path, sizeof path, "/proc/%d/ns/user", (int)pid);
 	if ((e = write_map(pid, "uid_map", map)) != 0 || (e = write_map(pid, "gid_map", map)) != 0) {
-		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot map uids %u-%u to %u-%u: %s", inside,
+		ax_fail(err, AX_CODE_RUNTIME, "cannot map uids %u-%u to %u-%u: %s", inside,
 			inside + count - 1, outside, outside + count - 1, strerror(e));
 		goto out;
 	}
 	*fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (*fd < 0) {
-		ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot open %s: %s", path, strerror(errno));
+		ax_fail(err, AX_CODE_RUNTIME, "cannot open %s: %s", path, strerror(errno));
 		goto out;
 	}
 	if (netns_fd) {
 		snprintf(path, sizeof path, "/proc/%d/ns/net", (int)pid);
 		*netns_fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (*netns_fd < 0) {
-			ax_fail(err, AX_EXIT_FAILURE, "RUNTIME", "cannot open %s: %s", path, strerror(errno));
+			ax_fail(err, AX_CODE_RUNTIME, "cannot open %s: %s", path, strerror(errno));
 			close(*fd);
 			*fd = -1;
 			goto out;

@@ -37,10 +37,10 @@ static int finish(ax_out *c, ax_error *err)
 	if (!c->werr && ferror(c->out))
 		c->werr = EIO;
 	if (c->werr)
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot write output: %s",
+		return ax_fail(err, AX_CODE_IO, "cannot write output: %s",
 			       strerror(c->werr));
 	if (c->oom)
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory while rendering output");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory while rendering output");
 	return 0;
 }
 
@@ -324,7 +324,7 @@ int ax_render(FILE *out, const json_t *data, const ax_view *view,
 		render_raw(&c, data, view);
 		break;
 	default:
-		return ax_fail(err, AX_EXIT_FAILURE, "INTERNAL", "unknown output format %d",
+		return ax_fail(err, AX_CODE_INTERNAL, "unknown output format %d",
 			       (int)c.opts->format);
 	}
 	return finish(&c, err);

@@ -54,11 +54,11 @@ static int save_png(const json_t *result, size_t index, const char *b64, struct 
 	else
 		snprintf(name, sizeof name, "output_%zu.png", index);
 	if (ax_base64_decode(b64, strlen(b64), &png, &len) < 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "JUPYTER", "output %zu: image/png is not base64", index);
+		return ax_fail(err, AX_CODE_JUPYTER, "output %zu: image/png is not base64", index);
 	path = ax_path_join(s->image_dir, name);
 	rc = path && ax_mkdir_p(s->image_dir, 0755, err) == 0 ? ax_write_file_replace(path, png, len, 0644, err) : -1;
 	if (!path)
-		ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	if (rc == 0)
 		json_array_append_new(s->saved, json_string(path));
 	free(path);
@@ -170,7 +170,7 @@ int ax_jupyter_show(const json_t *result, struct ax_jupyter_show *s, ax_error *e
 		if (rc == -2)
 			return -1;
 		if (rc != 0)
-			return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot write output: %s", strerror(errno ? errno : EIO));
+			return ax_fail(err, AX_CODE_IO, "cannot write output: %s", strerror(errno ? errno : EIO));
 	}
 	return 0;
 }

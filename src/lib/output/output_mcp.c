@@ -78,13 +78,13 @@ int ax_mcp_save_images(const json_t *result, const char *tool, const char *dir, 
 			continue;
 		if (ax_base64_decode(json_string_value(json_object_get(item, "data")),
 				     json_string_length(json_object_get(item, "data")), &bytes, &len) < 0)
-			return ax_fail(err, AX_EXIT_FAILURE, "MCP", "content %zu: the data is not base64", i);
+			return ax_fail(err, AX_CODE_MCP, "content %zu: the data is not base64", i);
 		extension(mime_of(item), ext, sizeof ext);
 		snprintf(name, sizeof name, "%s_%zu.%s", base, ++n, ext);
 		path = ax_path_join(dir, name);
 		rc = path && ax_mkdir_p(dir, 0755, err) == 0 ? ax_write_file_replace(path, bytes, len, 0644, err) : -1;
 		if (!path)
-			ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+			ax_fail(err, AX_CODE_NOMEM, "out of memory");
 		if (rc == 0)
 			json_array_append_new(saved, json_string(path));
 		free(path);
@@ -157,6 +157,6 @@ int ax_mcp_show(FILE *out, const json_t *result, const json_t *saved, ax_error *
 		free(pretty);
 	}
 	if (rc < 0 || fflush(out) != 0)
-		return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot write output");
+		return ax_fail(err, AX_CODE_IO, "cannot write output");
 	return 0;
 }

@@ -6,13 +6,10 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "lib/timeutil.h"
+
 #define SHOW_AFTER 0.5     /* seconds: quicker transfers never flash a bar */
 #define REDRAW_EVERY 0.2
-
-static double seconds_between(const struct timespec *a, const struct timespec *b)
-{
-	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
-}
 
 /* "1.5 MiB", "512 B" */
 static void format_bytes(double bytes, char *buf, size_t size)
@@ -71,7 +68,7 @@ void ax_progress_start(ax_progress *p, const ax_stream *s, const char *label, lo
 		p->fd = -1;
 	p->label = label;
 	p->total = total;
-	clock_gettime(CLOCK_MONOTONIC, &p->start);
+	p->start = ax_mono_s();
 }
 
 void ax_progress_set_total(ax_progress *p, long long total)
@@ -130,15 +127,14 @@ static void draw(ax_progress *p, double elapsed)
 
 void ax_progress_update(ax_progress *p, unsigned long long done)
 {
-	struct timespec now;
-	double elapsed;
+	double now, elapsed;
 
 	p->done = done;
 	if (p->fd < 0)
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	elapsed = seconds_between(&p->start, &now);
-	if (elapsed < SHOW_AFTER || (p->shown && seconds_between(&p->last, &now) < REDRAW_EVERY))
+	now = ax_mono_s();
+	elapsed = now - p->start;
+	if (elapsed < SHOW_AFTER || (p->shown && now - p->last < REDRAW_EVERY))
 		return;
 	p->last = now;
 	draw(p, elapsed);

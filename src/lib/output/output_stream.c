@@ -30,7 +30,7 @@ int ax_render_result(FILE *out, const ax_result *res, const ax_render_opts *opts
 		break;
 	case AX_RESULT_TEXT:
 		if (fprintf(out, "%s\n", res->text) < 0)
-			return ax_fail(err, AX_EXIT_FAILURE, "IO", "cannot write output: %s", strerror(errno));
+			return ax_fail(err, AX_CODE_IO, "cannot write output: %s", strerror(errno));
 		break;
 	case AX_RESULT_NONE:
 		break;
@@ -133,7 +133,7 @@ int ax_stream_jupyter(ax_stream *s, json_t *result, const char *image_dir, ax_er
 	int rc;
 
 	if (!show.saved)
-		return ax_fail(err, AX_EXIT_FAILURE, "NOMEM", "out of memory");
+		return ax_fail(err, AX_CODE_NOMEM, "out of memory");
 	if (ax_stream_live(s)) {
 		rc = ax_jupyter_show(result, &show, err);
 	} else {

@@ -134,7 +134,7 @@ int axo_render_yaml(ax_out *c, const json_t *data, ax_error *err)
 	     yaml_stream_end_event_initialize(&ev) &&
 	     yaml_emitter_emit(&e, &ev);
 	if (!ok && !c->werr)
-		ax_fail(err, AX_EXIT_FAILURE, "YAML", "cannot emit YAML: %s",
+		ax_fail(err, AX_CODE_YAML, "cannot emit YAML: %s",
 			e.problem ? e.problem : "data is not valid UTF-8, or out of memory");
 	yaml_emitter_delete(&e);
 	return ok || c->werr ? 0 : -1;

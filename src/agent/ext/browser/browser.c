@@ -42,11 +42,11 @@ struct ag_browser {
 	const char *cdp_base;       /* the relay's ws:// prefix for cdp_url, NULL: none */
 };
 
-static int cdp_fail(struct ag_browser_error *err, const struct cdp_error *ce)
+static int cdp_fail(struct ag_error *err, const struct cdp_error *ce)
 {
 	unsigned status = ce->status == CDP_TIMEOUT ? 504 : ce->status == CDP_FAILED ? 503 : 500;
 
-	return bl_fail(err, status, "browser: %s", ce->message);
+	return ag_fail(err, status, "browser: %s", ce->message);
 }
 
 static void read_viewport(struct ag_browser *b)
@@ -113,7 +113,7 @@ static int call(struct ag_browser *b, bool session, const char *method, json_t *
 
 /* Attach a flat session to the first page (creating one if none is left:
  * a CDP client may have closed it) and set the page up. */
-static int attach_page(struct ag_browser *b, struct ag_browser_error *err)
+static int attach_page(struct ag_browser *b, struct ag_error *err)
 {
 	json_t *r = NULL, *infos, *info;
 	const char *target = NULL, *sid;
@@ -150,7 +150,7 @@ static int attach_page(struct ag_browser *b, struct ag_browser_error *err)
 	sid = json_string_value(json_object_get(r, "sessionId"));
 	if (!sid || strlen(sid) >= sizeof b->session) {
 		json_decref(r);
-		return bl_fail(err, 500, "browser: Target.attachToTarget gave no session");
+		return ag_fail(err, 500, "browser: Target.attachToTarget gave no session");
 	}
 	snprintf(b->session, sizeof b->session, "%s", sid);
 	snprintf(b->target, sizeof b->target, "%s", target_id);
@@ -186,7 +186,7 @@ static bool page_event(const char *method, const char *session, const json_t *pa
 }
 
 /* Replace a crashed page by a new one. */
-static int replace_page(struct ag_browser *b, struct ag_browser_error *err)
+static int replace_page(struct ag_browser *b, struct ag_error *err)
 {
 	struct cdp_error ce;
 
@@ -198,7 +198,7 @@ static int replace_page(struct ag_browser *b, struct ag_browser_error *err)
 }
 
 /* Start Chromium, connect and attach. */
-static int start(struct ag_browser *b, struct ag_browser_error *err)
+static int start(struct ag_browser *b, struct ag_error *err)
 {
 	struct cdp_error ce;
 	json_t *r = NULL;
@@ -214,7 +214,7 @@ static int start(struct ag_browser *b, struct ag_browser_error *err)
 	b->user_agent = strdup(json_string_value(json_object_get(r, "userAgent")) ?: "");
 	json_decref(r);
 	if (!b->user_agent)
-		return bl_fail(err, 500, "out of memory");
+		return ag_fail(err, 500, "out of memory");
 	if (attach_page(b, err) < 0)
 		return -1;
 	ag_log("browser: Chromium pid %d, DevTools ws://127.0.0.1:%d%s", (int)b->proc.pid, b->proc.port,
@@ -223,10 +223,10 @@ static int start(struct ag_browser *b, struct ag_browser_error *err)
 }
 
 /* Chromium running, connected and attached: start or restart it if not. */
-static int ensure(struct ag_browser *b, struct ag_browser_error *err)
+static int ensure(struct ag_browser *b, struct ag_error *err)
 {
 	if (!b->reaper)
-		return bl_fail(err, 503, "browser: the agent cannot watch child processes");
+		return ag_fail(err, 503, "browser: the agent cannot watch child processes");
 	if (b->proc.pid && bl_running(&b->proc) && cdp_alive(b->cdp) && b->session[0])
 		return b->crashed ? replace_page(b, err) : 0;
 	if (b->proc.pid)
@@ -246,7 +246,7 @@ static int ensure(struct ag_browser *b, struct ag_browser_error *err)
  * just killed can still look alive to ensure(): its main thread is gone,
  * the others not yet, so its pidfd is not readable. */
 static int page_call(struct ag_browser *b, const char *method, json_t *params, int timeout_ms, json_t **result,
-		     struct cdp_error *ce, struct ag_browser_error *err)
+		     struct cdp_error *ce, struct ag_error *err)
 {
 	int rc = cdp_call(b->cdp, b->session, method, params, timeout_ms, result, ce);
 
@@ -267,7 +267,7 @@ static int page_call(struct ag_browser *b, const char *method, json_t *params, i
 	return rc;
 }
 
-int ag_browser_port(struct ag_browser *b, int *port, struct ag_browser_error *err)
+int ag_browser_port(struct ag_browser *b, int *port, struct ag_error *err)
 {
 	int rc;
 
@@ -285,7 +285,7 @@ void ag_browser_set_cdp_base(struct ag_browser *b, const char *base)
 	pthread_mutex_unlock(&b->lock);
 }
 
-int ag_browser_info(struct ag_browser *b, json_t **data, struct ag_browser_error *err)
+int ag_browser_info(struct ag_browser *b, json_t **data, struct ag_error *err)
 {
 	json_t *r = NULL, *value, *page = NULL;
 	struct cdp_error ce;
@@ -313,7 +313,7 @@ int ag_browser_info(struct ag_browser *b, json_t **data, struct ag_browser_error
 	*data = json_pack("{s:s, s:s, s:n, s:{s:i, s:i}, s:o*}", "user_agent", b->user_agent, "cdp_url", url,
 			  "vnc_url", "viewport", "width", b->width, "height", b->height, "page_viewport", page);
 	if (!*data) {
-		bl_fail(err, 500, "out of memory");
+		ag_fail(err, 500, "out of memory");
 		goto out;
 	}
 	rc = 0;
@@ -324,7 +324,7 @@ out:
 }
 
 int ag_browser_screenshot(struct ag_browser *b, const char *format, int quality, unsigned char **image, size_t *len,
-			  int *width, int *height, struct ag_browser_error *err)
+			  int *width, int *height, struct ag_error *err)
 {
 	json_t *params, *r = NULL;
 	const char *data, *got;
@@ -338,9 +338,9 @@ int ag_browser_screenshot(struct ag_browser *b, const char *format, int quality,
 		format = "png";
 	jpeg = strcmp(format, "jpeg") == 0 || strcmp(format, "jpg") == 0;
 	if (!jpeg && strcmp(format, "png") != 0)
-		return bl_fail(err, 400, "unsupported screenshot format '%.40s': use png or jpeg", format);
+		return ag_fail(err, 400, "unsupported screenshot format '%.40s': use png or jpeg", format);
 	if (quality > 100)
-		return bl_fail(err, 400, "quality must be from 0 to 100, not %d", quality);
+		return ag_fail(err, 400, "quality must be from 0 to 100, not %d", quality);
 	params = json_pack("{s:s, s:b}", "format", jpeg ? "jpeg" : "png", "fromSurface", 1);
 	if (jpeg && quality >= 0)
 		json_object_set_new(params, "quality", json_integer(quality));
@@ -355,14 +355,14 @@ int ag_browser_screenshot(struct ag_browser *b, const char *format, int quality,
 	}
 	data = json_string_value(json_object_get(r, "data"));
 	if (!data || ax_base64_decode(data, json_string_length(json_object_get(r, "data")), image, len) < 0) {
-		bl_fail(err, 500, "browser: Page.captureScreenshot gave no image");
+		ag_fail(err, 500, "browser: Page.captureScreenshot gave no image");
 		goto out;
 	}
 	if (ax_image_size(*image, *len, &got, width, height) < 0 || strcmp(got, jpeg ? "jpeg" : "png") != 0) {
 		free(*image);
 		*image = NULL;
 		*len = 0;
-		bl_fail(err, 500, "browser: Page.captureScreenshot gave no %s image", jpeg ? "JPEG" : "PNG");
+		ag_fail(err, 500, "browser: Page.captureScreenshot gave no %s image", jpeg ? "JPEG" : "PNG");
 		goto out;
 	}
 	rc = 0;
@@ -390,7 +390,7 @@ static bool is_load(const char *method, const char *session, const json_t *param
 }
 
 /* A string value of EXPRESSION in the page, malloc'd. */
-static int eval_string(struct ag_browser *b, const char *expression, char **out, struct ag_browser_error *err)
+static int eval_string(struct ag_browser *b, const char *expression, char **out, struct ag_error *err)
 {
 	struct cdp_error ce;
 	json_t *r = NULL;
@@ -403,7 +403,7 @@ static int eval_string(struct ag_browser *b, const char *expression, char **out,
 	s = json_string_value(json_object_get(json_object_get(r, "result"), "value"));
 	*out = strdup(s ? s : "");
 	json_decref(r);
-	return *out ? 0 : bl_fail(err, 500, "out of memory");
+	return *out ? 0 : ag_fail(err, 500, "out of memory");
 }
 
 /* After a navigation timed out: a page still waiting for its server holds
@@ -417,7 +417,7 @@ static void stop_loading(struct ag_browser *b)
 }
 
 int ag_browser_navigate(struct ag_browser *b, const char *url, double timeout_s, char **title,
-			struct ag_browser_error *err)
+			struct ag_error *err)
 {
 	int timeout_ms = timeout_s > 0 ? (int)(timeout_s * 1000) : 30000;
 	json_t *r = NULL, *ev = NULL;
@@ -428,7 +428,7 @@ int ag_browser_navigate(struct ag_browser *b, const char *url, double timeout_s,
 	if (title)
 		*title = NULL;
 	if (!url || !*url)
-		return bl_fail(err, 400, "navigate: the URL is empty");
+		return ag_fail(err, 400, "navigate: the URL is empty");
 	pthread_mutex_lock(&b->lock);
 	if (ensure(b, err) < 0)
 		goto out;
@@ -436,9 +436,9 @@ int ag_browser_navigate(struct ag_browser *b, const char *url, double timeout_s,
 	if (page_call(b, "Page.navigate", json_pack("{s:s}", "url", url), timeout_ms, &r, &ce, err) != CDP_OK) {
 		if (ce.status == CDP_TIMEOUT) {
 			stop_loading(b);
-			bl_fail(err, 504, "%.300s did not answer within %g s", url, timeout_ms / 1000.0);
+			ag_fail(err, 504, "%.300s did not answer within %g s", url, timeout_ms / 1000.0);
 		} else if (ce.status == CDP_REMOTE) {
-			bl_fail(err, 400, "cannot navigate to %.300s: %s", url, ce.message);
+			ag_fail(err, 400, "cannot navigate to %.300s: %s", url, ce.message);
 		} else {
 			cdp_fail(err, &ce);
 		}
@@ -446,7 +446,7 @@ int ag_browser_navigate(struct ag_browser *b, const char *url, double timeout_s,
 	}
 	failure = json_string_value(json_object_get(r, "errorText"));
 	if (failure) {
-		bl_fail(err, 400, "cannot load %.300s: %s", url, failure);
+		ag_fail(err, 400, "cannot load %.300s: %s", url, failure);
 		goto out;
 	}
 	/* No loaderId: a same-document navigation (#fragment), already done. */
@@ -457,7 +457,7 @@ int ag_browser_navigate(struct ag_browser *b, const char *url, double timeout_s,
 		if (cdp_wait_event(b->cdp, is_load, &w, timeout_ms, &ev, &ce) != CDP_OK) {
 			if (ce.status == CDP_TIMEOUT) {
 				stop_loading(b);
-				bl_fail(err, 504, "%.300s did not finish loading within %g s", url, timeout_ms / 1000.0);
+				ag_fail(err, 504, "%.300s did not finish loading within %g s", url, timeout_ms / 1000.0);
 			}
 			else
 				cdp_fail(err, &ce);
@@ -476,7 +476,7 @@ out:
 	return rc;
 }
 
-int ag_browser_evaluate(struct ag_browser *b, const char *expression, json_t **value, struct ag_browser_error *err)
+int ag_browser_evaluate(struct ag_browser *b, const char *expression, json_t **value, struct ag_error *err)
 {
 	json_t *r = NULL, *result, *exc;
 	struct cdp_error ce;
@@ -484,7 +484,7 @@ int ag_browser_evaluate(struct ag_browser *b, const char *expression, json_t **v
 
 	*value = NULL;
 	if (!expression)
-		return bl_fail(err, 400, "evaluate: no expression");
+		return ag_fail(err, 400, "evaluate: no expression");
 	pthread_mutex_lock(&b->lock);
 	if (ensure(b, err) < 0)
 		goto out;
@@ -492,7 +492,7 @@ int ag_browser_evaluate(struct ag_browser *b, const char *expression, json_t **v
 		      json_pack("{s:s, s:b, s:b}", "expression", expression, "returnByValue", 1, "awaitPromise", 1),
 		      CALL_MS, &r, &ce, err) != CDP_OK) {
 		if (ce.status == CDP_REMOTE)
-			bl_fail(err, 400, "evaluate: %s", ce.message);
+			ag_fail(err, 400, "evaluate: %s", ce.message);
 		else
 			cdp_fail(err, &ce);
 		goto out;
@@ -502,7 +502,7 @@ int ag_browser_evaluate(struct ag_browser *b, const char *expression, json_t **v
 		const char *d = json_string_value(json_object_get(json_object_get(exc, "exception"), "description"));
 		const char *t = json_string_value(json_object_get(exc, "text"));
 
-		bl_fail(err, 400, "%s", d ? d : t ? t : "the expression threw an exception");
+		ag_fail(err, 400, "%s", d ? d : t ? t : "the expression threw an exception");
 		goto out;
 	}
 	result = json_object_get(r, "result");
@@ -515,7 +515,7 @@ out:
 	return rc;
 }
 
-int ag_browser_text(struct ag_browser *b, char **text, struct ag_browser_error *err)
+int ag_browser_text(struct ag_browser *b, char **text, struct ag_error *err)
 {
 	int rc;
 

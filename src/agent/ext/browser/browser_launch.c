@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,19 +17,9 @@
 #include "lib/fs.h"
 #include "agent/core/reaper.h"
 #include "agent/core/proc_spawn.h"
+#include "lib/timeutil.h"
 
 #define CHROMIUM_ENV "ALLOX_AGENT_CHROMIUM"
-
-int bl_fail(struct ag_browser_error *err, unsigned status, const char *fmt, ...)
-{
-	va_list ap;
-
-	err->status = status;
-	va_start(ap, fmt);
-	vsnprintf(err->message, sizeof err->message, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /* The Chromium to run: $ALLOX_AGENT_CHROMIUM (a path, or a name looked up on
  * PATH), else chromium on PATH. Looked up before fork: the child may only
@@ -76,7 +65,7 @@ static void remove_stale_profiles(const char *dir)
 }
 
 /* A fresh, empty profile directory: $HOME/.cache/allox-browser/profile-XXXXXX. */
-static int make_profile(struct bl_proc *p, struct ag_browser_error *err)
+static int make_profile(struct bl_proc *p, struct ag_error *err)
 {
 	const char *home = getenv("HOME");
 	char dir[PATH_MAX];
@@ -86,12 +75,12 @@ static int make_profile(struct bl_proc *p, struct ag_browser_error *err)
 		home = "/tmp";
 	snprintf(dir, sizeof dir, "%s/.cache/allox-browser", home);
 	if (ax_mkdir_p(dir, 0700, &e) < 0)
-		return bl_fail(err, 500, "browser profile: %s", e.message);
+		return ag_fail(err, 500, "browser profile: %s", e.message);
 	remove_stale_profiles(dir);
 	if (snprintf(p->profile, sizeof p->profile, "%s/profile-XXXXXX", dir) >= (int)sizeof p->profile ||
 	    !mkdtemp(p->profile)) {
 		p->profile[0] = '\0';
-		return bl_fail(err, 500, "browser profile under %s: %s", dir, strerror(errno));
+		return ag_fail(err, 500, "browser profile under %s: %s", dir, strerror(errno));
 	}
 	return 0;
 }
@@ -99,7 +88,7 @@ static int make_profile(struct bl_proc *p, struct ag_browser_error *err)
 /* A TMPDIR of its own: Chromium keeps its singleton socket in a directory
  * there that it never removes when killed, so bl_stop removes it. Short, as
  * the socket's path must fit in sun_path (108 bytes). */
-static int make_tmpdir(struct bl_proc *p, struct ag_browser_error *err)
+static int make_tmpdir(struct bl_proc *p, struct ag_error *err)
 {
 	const char *base = getenv("TMPDIR");
 
@@ -107,7 +96,7 @@ static int make_tmpdir(struct bl_proc *p, struct ag_browser_error *err)
 		base = "/tmp";
 	snprintf(p->tmpdir, sizeof p->tmpdir, "%s/allox-chromium.XXXXXX", base);
 	if (!mkdtemp(p->tmpdir)) {
-		bl_fail(err, 500, "browser temporary directory %s: %s", p->tmpdir, strerror(errno));
+		ag_fail(err, 500, "browser temporary directory %s: %s", p->tmpdir, strerror(errno));
 		p->tmpdir[0] = '\0';
 		return -1;
 	}
@@ -149,7 +138,7 @@ static void chromium_main(void *arg, int report_fd)
 }
 
 static int spawn(struct ag_reaper *reaper, const char *program, char *const *argv, const char *log_path,
-		 struct bl_proc *p, struct ag_browser_error *err)
+		 struct bl_proc *p, struct ag_error *err)
 {
 	char tmpdir[sizeof p->tmpdir + 8];
 	const char *extra[] = { tmpdir, NULL }, *step;
@@ -162,14 +151,14 @@ static int spawn(struct ag_reaper *reaper, const char *program, char *const *arg
 	x.env = env;
 	x.log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 	if (!env || x.log_fd < 0) {
-		bl_fail(err, 500, "%s: %s", !env ? "environment" : log_path, strerror(errno));
+		ag_fail(err, 500, "%s: %s", !env ? "environment" : log_path, strerror(errno));
 		goto out;
 	}
 	e = ag_child_fork(reaper, chromium_main, &x, &p->pid, &p->pidfd, &step);
 	if (e && !p->pid)
-		bl_fail(err, 500, "%s: %s", step, strerror(e));
+		ag_fail(err, 500, "%s: %s", step, strerror(e));
 	else if (e)
-		bl_fail(err, 503, "%s %.200s: %s", step, program, strerror(e));
+		ag_fail(err, 503, "%s %.200s: %s", step, program, strerror(e));
 	else
 		rc = 0;
 out:
@@ -177,14 +166,6 @@ out:
 		close(x.log_fd);
 	free(env);
 	return rc;
-}
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* DevToolsActivePort: the port, a newline, the browser's WebSocket path.
@@ -231,7 +212,7 @@ static void log_tail(const char *log_path, char *out, size_t size)
 }
 
 int bl_start(struct ag_reaper *reaper, int width, int height, int timeout_ms, struct bl_proc *p,
-	     struct ag_browser_error *err)
+	     struct ag_error *err)
 {
 	char program[PATH_MAX], log_path[PATH_MAX + 16], profile_arg[PATH_MAX + 32], size_arg[64], tail[320];
 	const char *wanted = getenv(CHROMIUM_ENV);
@@ -240,7 +221,7 @@ int bl_start(struct ag_reaper *reaper, int width, int height, int timeout_ms, st
 	memset(p, 0, sizeof *p);
 	p->pidfd = -1;
 	if (find_chromium(program, sizeof program) < 0)
-		return bl_fail(err, 503,
+		return ag_fail(err, 503,
 			       "Chromium is not installed in the sandbox (%s): install the Debian package " BL_PACKAGE
 			       " (apt-get install " BL_PACKAGE ")",
 			       wanted && *wanted ? wanted : "chromium");
@@ -264,16 +245,16 @@ int bl_start(struct ag_reaper *reaper, int width, int height, int timeout_ms, st
 			return -1;
 		}
 	}
-	deadline = now_ms() + timeout_ms;
+	deadline = ax_mono_ms() + timeout_ms;
 	while (!read_active_port(p)) {
 		if (!bl_running(p)) {
 			log_tail(log_path, tail, sizeof tail);
 			bl_stop(reaper, p, 0);
-			return bl_fail(err, 503, "Chromium (%s) exited at start%s", program, tail);
+			return ag_fail(err, 503, "Chromium (%s) exited at start%s", program, tail);
 		}
-		if (now_ms() > deadline) {
+		if (ax_mono_ms() > deadline) {
 			bl_stop(reaper, p, 0);
-			return bl_fail(err, 503, "Chromium (%s) did not open its DevTools port within %d s", program,
+			return ag_fail(err, 503, "Chromium (%s) did not open its DevTools port within %d s", program,
 				       timeout_ms / 1000);
 		}
 		poll(NULL, 0, 20);

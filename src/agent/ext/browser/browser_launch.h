@@ -29,7 +29,7 @@ struct bl_proc {
  * its DevTools endpoint. 0, or -1 with ERR (503 when Chromium is missing or
  * will not start). */
 int bl_start(struct ag_reaper *reaper, int width, int height, int timeout_ms, struct bl_proc *p,
-	     struct ag_browser_error *err);
+	     struct ag_error *err);
 
 /* Is it still running? */
 bool bl_running(const struct bl_proc *p);
@@ -37,8 +37,5 @@ bool bl_running(const struct bl_proc *p);
 /* End it (SIGTERM to its group, then SIGKILL after GRACE_MS), stop watching
  * it and remove its profile. A no-op when it is not running. */
 void bl_stop(struct ag_reaper *reaper, struct bl_proc *p, int grace_ms);
-
-/* Fill ERR; returns -1 (for `return bl_fail(...)`). */
-int bl_fail(struct ag_browser_error *err, unsigned status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

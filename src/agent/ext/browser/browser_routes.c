@@ -10,18 +10,13 @@
 #include "agent/aio/aio_common.h"
 #include "agent/ext/browser/browser.h"
 
-static enum MHD_Result reply_error(struct ag_req *req, const struct ag_browser_error *err)
-{
-	return ag_reply_failure(req, err->status ? err->status : MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err->message);
-}
-
 enum MHD_Result ag_browser_info_route(struct ag_req *req)
 {
-	struct ag_browser_error err = { 0 };
+	struct ag_error err = { 0 };
 	json_t *data = NULL;
 
 	if (ag_browser_info(req->ctx->browser, &data, &err) < 0)
-		return reply_error(req, &err);
+		return ag_reply_error(req, &err);
 	return ag_reply_json(req, MHD_HTTP_OK,
 			     ag_envelope("Browser info retrieved (local sandboxes have no VNC: vnc_url is null)", data));
 }
@@ -60,7 +55,7 @@ static void screenshot_args(struct ag_req *req, struct aio_args *a, const char *
 enum MHD_Result ag_browser_screenshot_route(struct ag_req *req)
 {
 	struct aio_args a = { NULL, NULL, "query" };
-	struct ag_browser_error err = { 0 };
+	struct ag_error err = { 0 };
 	struct MHD_Response *resp;
 	unsigned char *image = NULL;
 	int quality, width = 0, height = 0;
@@ -76,7 +71,7 @@ enum MHD_Result ag_browser_screenshot_route(struct ag_req *req)
 		return rc;
 	}
 	if (ag_browser_screenshot(req->ctx->browser, format, quality, &image, &len, &width, &height, &err) < 0)
-		return reply_error(req, &err);
+		return ag_reply_error(req, &err);
 	resp = MHD_create_response_from_buffer(len, image, MHD_RESPMEM_MUST_FREE);
 	if (!resp) {
 		free(image);

@@ -268,7 +268,7 @@ static void *conn_main(void *arg)
 	struct conn *c = arg;
 	struct ag_relay *r = c->relay;
 	struct timeval tv = { HEAD_TIMEOUT_S, 0 };
-	struct ag_browser_error err = { 0 };
+	struct ag_error err = { 0 };
 	struct head *h = calloc(1, sizeof *h);
 	char *buf = malloc(HEAD_MAX), *out = malloc(HEAD_MAX + 256);
 	size_t len = 0, head_len = 0, out_len;

@@ -1,4 +1,4 @@
-/* Chromium's DevTools from the host, through the agent (issue 21).
+/* Chromium's DevTools from the host, through the agent.
  * Chromium listens on 127.0.0.1 of the sandbox's own network, which only
  * the sandbox reaches. The engine hands the agent a second listening socket
  * on the host's loopback (--cdp-listen-fd); this relay serves it: a

@@ -13,7 +13,7 @@
  * it, else RUNTIME_ERROR's 500 with CONTEXT_NOT_FOUND as the code; no
  * kernel for a language is the 500 the official execd answers when its
  * Jupyter server has none. */
-static enum MHD_Result reply_error(struct ag_req *req, const struct ag_jupyter_error *err, bool not_found_is_404)
+static enum MHD_Result reply_error(struct ag_req *req, const struct ag_error *err, bool not_found_is_404)
 {
 	if (err->status == 400)
 		return ag_execd_error(req, MHD_HTTP_BAD_REQUEST, AG_E_INVALID_REQUEST, "%s", err->message);
@@ -42,7 +42,7 @@ static const char *opt_string(const json_t *o, const char *key, bool *bad)
 
 enum MHD_Result ag_code_context_create_route(struct ag_req *req)
 {
-	struct ag_jupyter_error err = { 0 };
+	struct ag_error err = { 0 };
 	const char *language, *cwd;
 	json_t *body, *ctx = NULL;
 	enum MHD_Result rc;
@@ -82,7 +82,7 @@ enum MHD_Result ag_code_contexts_delete_route(struct ag_req *req)
 
 enum MHD_Result ag_code_context_get_route(struct ag_req *req)
 {
-	struct ag_jupyter_error err = { 0 };
+	struct ag_error err = { 0 };
 	json_t *ctx;
 
 	if (!*req->subpath)
@@ -94,7 +94,7 @@ enum MHD_Result ag_code_context_get_route(struct ag_req *req)
 
 enum MHD_Result ag_code_context_delete_route(struct ag_req *req)
 {
-	struct ag_jupyter_error err = { 0 };
+	struct ag_error err = { 0 };
 
 	if (!*req->subpath)
 		return ag_execd_error(req, MHD_HTTP_BAD_REQUEST, AG_E_MISSING_QUERY, "missing path parameter 'contextId'");
@@ -107,7 +107,7 @@ enum MHD_Result ag_code_context_delete_route(struct ag_req *req)
 
 enum MHD_Result ag_code_run_route(struct ag_req *req)
 {
-	struct ag_jupyter_error err = { 0 };
+	struct ag_error err = { 0 };
 	const char *code, *id = NULL, *language = NULL;
 	const json_t *context;
 	struct jsession *s;
@@ -142,7 +142,7 @@ enum MHD_Result ag_code_run_route(struct ag_req *req)
 
 enum MHD_Result ag_code_interrupt_route(struct ag_req *req)
 {
-	struct ag_jupyter_error err = { 0 };
+	struct ag_error err = { 0 };
 	const char *id = query(req, "id");
 
 	if (!id)

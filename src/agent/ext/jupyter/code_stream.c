@@ -13,6 +13,7 @@
 #include "agent/core/log.h"
 #include "agent/ext/jupyter/code_event.h"
 #include "agent/ext/jupyter/jupyter_exec.h"
+#include "lib/timeutil.h"
 
 /* The official execd pings every 3 s; clients and proxies time out on less. */
 #define PING_MS 3000
@@ -35,14 +36,6 @@ struct code_run {
 	bool created;
 	char *code;
 };
-
-static long long mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Append event E (stolen) with its blank line; lock held. */
 static void push_locked(struct code_run *r, json_t *e)
@@ -75,7 +68,7 @@ static void push_locked(struct code_run *r, json_t *e)
 	memcpy(r->buf + r->len, text, n);
 	memcpy(r->buf + r->len + n, "\n\n", 2);
 	r->len += n + 2;
-	r->last_event = mono_ms();
+	r->last_event = ax_mono_ms();
 	free(text);
 	pthread_cond_signal(&r->more);
 }
@@ -99,8 +92,8 @@ static void *run_code(void *cls)
 {
 	struct code_run *r = cls;
 	struct jx_watch w = { .client_fd = -1, .interrupt_fd = r->interrupt_fd, .on_message = on_message, .cls = r };
-	struct ag_jupyter_error err = { 0 };
-	long long started = mono_ms();
+	struct ag_error err = { 0 };
+	long long started = ax_mono_ms();
 	json_t *result = NULL, *last;
 	int rc;
 
@@ -108,7 +101,7 @@ static void *run_code(void *cls)
 	if (rc < 0)
 		last = ce_error("RuntimeError", err.message);
 	else
-		last = ce_final(result, mono_ms() - started);
+		last = ce_final(result, ax_mono_ms() - started);
 	json_decref(result);
 	ag_jupyter_context_close(r->j, r->s, r->created, rc < 0);
 	pthread_mutex_lock(&r->lock);
@@ -165,7 +158,7 @@ static ssize_t read_events(void *cls, uint64_t pos, char *out, size_t max)
 			n = MHD_CONTENT_READER_END_OF_STREAM;
 			break;
 		}
-		if (mono_ms() - r->last_event >= PING_MS) {
+		if (ax_mono_ms() - r->last_event >= PING_MS) {
 			push_locked(r, ce_text("ping", "pong"));
 			continue;
 		}

@@ -270,7 +270,7 @@ static struct jsession *find_locked(struct ag_jupyter *j, const char *id)
  * when SPEC is given and it is missing. *CREATED tells which. NULL with ERR
  * (404, 503). */
 static struct jsession *session_get(struct ag_jupyter *j, const char *id, const struct jk_spec *spec, bool *created,
-				    struct ag_jupyter_error *err)
+				    struct ag_error *err)
 {
 	struct jsession *s, *expired = NULL;
 
@@ -279,10 +279,10 @@ static struct jsession *session_get(struct ag_jupyter *j, const char *id, const 
 	expire_locked(j, &expired);
 	s = find_locked(j, id);
 	if (!s && !spec) {
-		ag_jupyter_fail(err, 404, "Session not found: %s", id);
+		ag_fail(err, 404, "Session not found: %s", id);
 	} else if (!s && j->n >= MAX_SESSIONS) {
-		ag_jupyter_fail(err, 503, "No kernel available: %d Jupyter sessions are running; delete one first",
-				MAX_SESSIONS);
+		ag_fail(err, 503, "No kernel available: %d Jupyter sessions are running; delete one first",
+			MAX_SESSIONS);
 	} else if (!s) {
 		s = session_new(id, spec);
 		if (s) {
@@ -291,7 +291,7 @@ static struct jsession *session_get(struct ag_jupyter *j, const char *id, const 
 			j->n++;
 			*created = true;
 		} else {
-			ag_jupyter_fail(err, 500, "out of memory");
+			ag_fail(err, 500, "out of memory");
 		}
 	}
 	if (s)
@@ -303,14 +303,14 @@ static struct jsession *session_get(struct ag_jupyter *j, const char *id, const 
 
 /* The directory for kernel files and the ZeroMQ context, made on first use. */
 static int prepare_site(struct ag_jupyter *j, struct jk_site *site, char *kernel_id, size_t size,
-			struct ag_jupyter_error *err)
+			struct ag_error *err)
 {
 	const char *tmp = getenv("TMPDIR");
 	int rc = 0;
 
 	pthread_mutex_lock(&j->lock);
 	if (!j->reaper) {
-		rc = ag_jupyter_fail(err, 503, "No kernel available: the agent cannot watch child processes");
+		rc = ag_fail(err, 503, "No kernel available: the agent cannot watch child processes");
 		goto out;
 	}
 	if (!j->dir[0]) {
@@ -319,13 +319,13 @@ static int prepare_site(struct ag_jupyter *j, struct jk_site *site, char *kernel
 			tmp = "/tmp";
 		snprintf(j->dir, sizeof j->dir, "%s/allox-jupyter.XXXXXX", tmp);
 		if (!mkdtemp(j->dir)) {
-			rc = ag_jupyter_fail(err, 500, "kernel directory %s: %s", j->dir, strerror(errno));
+			rc = ag_fail(err, 500, "kernel directory %s: %s", j->dir, strerror(errno));
 			j->dir[0] = '\0';
 			goto out;
 		}
 	}
 	if (!j->zmq && !(j->zmq = zmq_ctx_new())) {
-		rc = ag_jupyter_fail(err, 500, "ZeroMQ: %s", zmq_strerror(zmq_errno()));
+		rc = ag_fail(err, 500, "ZeroMQ: %s", zmq_strerror(zmq_errno()));
 		goto out;
 	}
 	site->zmq = j->zmq;
@@ -338,7 +338,7 @@ out:
 }
 
 /* Start S's kernel (the caller holds the turn). */
-static int start_kernel(struct ag_jupyter *j, struct jsession *s, const char *cwd, struct ag_jupyter_error *err)
+static int start_kernel(struct ag_jupyter *j, struct jsession *s, const char *cwd, struct ag_error *err)
 {
 	const char *home = getenv("HOME");
 	struct jk_site site;
@@ -350,7 +350,7 @@ static int start_kernel(struct ag_jupyter *j, struct jsession *s, const char *cw
 	if (!cwd || !*cwd)
 		cwd = home && *home ? home : "/";
 	if (stat(cwd, &st) < 0 || !S_ISDIR(st.st_mode))
-		return ag_jupyter_fail(err, 400, "Working directory does not exist: %s", cwd);
+		return ag_fail(err, 400, "Working directory does not exist: %s", cwd);
 	if (prepare_site(j, &site, kid, sizeof kid, err) < 0 || jk_spec_find(s->kernel_name, &spec, err) < 0)
 		return -1;
 	k = jk_kernel_start(&site, kid, &spec, cwd, err);
@@ -412,19 +412,19 @@ static bool session_id_ok(const char *id)
 
 /* Check the names of a request and get (or create) its session. */
 static struct jsession *request_session(struct ag_jupyter *j, const char *session_id, const char *kernel_name,
-					bool *created, struct ag_jupyter_error *err)
+					bool *created, struct ag_error *err)
 {
 	struct jk_spec spec;
 	struct jsession *s;
 
 	*created = false;
 	if (!session_id_ok(session_id)) {
-		ag_jupyter_fail(err, 400, "session_id must be 1 to %d characters, without '/' or control characters",
-				SESSION_ID_MAX);
+		ag_fail(err, 400, "session_id must be 1 to %d characters, without '/' or control characters",
+			SESSION_ID_MAX);
 		return NULL;
 	}
 	if (kernel_name && !jk_spec_name_ok(kernel_name)) {
-		ag_jupyter_fail(err, 400, "invalid kernel name: %.100s", kernel_name);
+		ag_fail(err, 400, "invalid kernel name: %.100s", kernel_name);
 		return NULL;
 	}
 	s = session_get(j, session_id, NULL, created, err);
@@ -438,7 +438,7 @@ static struct jsession *request_session(struct ag_jupyter *j, const char *sessio
 			return NULL;
 	}
 	if (kernel_name && strcasecmp(kernel_name, s->kernel_name) != 0) {
-		ag_jupyter_fail(err, 400, "Session %s runs kernel %s, not %s", s->id, s->kernel_name, kernel_name);
+		ag_fail(err, 400, "Session %s runs kernel %s, not %s", s->id, s->kernel_name, kernel_name);
 		unref(j, s);
 		return NULL;
 	}
@@ -468,13 +468,13 @@ static void finish_call(struct ag_jupyter *j, struct jsession *s, bool created, 
 }
 
 static int run_in_turn(struct ag_jupyter *j, struct jsession *s, const char *code, const char *cwd, double timeout_s,
-		       const struct jx_watch *w, json_t **result, struct ag_jupyter_error *err)
+		       const struct jx_watch *w, json_t **result, struct ag_error *err)
 {
 	struct jx_run run;
 	double ms = (timeout_s > 0 ? timeout_s : DEFAULT_TIMEOUT_S) * 1000;
 
 	if (is_deleted(s))
-		return ag_jupyter_fail(err, 404, "Session %s was deleted", s->id);
+		return ag_fail(err, 404, "Session %s was deleted", s->id);
 	if (s->kernel && (*result = died_between_calls(s, code)))
 		return 0;
 	if (!s->kernel && start_kernel(j, s, cwd, err) < 0)
@@ -485,18 +485,18 @@ static int run_in_turn(struct ag_jupyter *j, struct jsession *s, const char *cod
 		jk_kernel_free(detach_kernel(s));
 	*result = result_json(s, code, jx_status_name(run.status), run.execution_count, run.outputs, run.msg_id);
 	jx_run_free(&run);
-	return *result ? 0 : ag_jupyter_fail(err, 500, "out of memory");
+	return *result ? 0 : ag_fail(err, 500, "out of memory");
 }
 
 int ag_jupyter_execute_in(struct ag_jupyter *j, const char *code, const char *kernel_name, const char *session_id,
-			  const char *cwd, double timeout_s, json_t **result, struct ag_jupyter_error *err)
+			  const char *cwd, double timeout_s, json_t **result, struct ag_error *err)
 {
 	return ag_jupyter_execute_for(j, code, kernel_name, session_id, cwd, timeout_s, -1, result, err);
 }
 
 int ag_jupyter_execute_for(struct ag_jupyter *j, const char *code, const char *kernel_name, const char *session_id,
 			   const char *cwd, double timeout_s, int client_fd, json_t **result,
-			   struct ag_jupyter_error *err)
+			   struct ag_error *err)
 {
 	struct jx_watch w = { .client_fd = client_fd, .interrupt_fd = -1 };
 	struct jsession *s;
@@ -505,7 +505,7 @@ int ag_jupyter_execute_for(struct ag_jupyter *j, const char *code, const char *k
 
 	*result = NULL;
 	if (!code)
-		return ag_jupyter_fail(err, 400, "code is required");
+		return ag_fail(err, 400, "code is required");
 	s = request_session(j, session_id ? session_id : DEFAULT_SESSION, kernel_name, &created, err);
 	if (!s)
 		return -1;
@@ -517,13 +517,13 @@ int ag_jupyter_execute_for(struct ag_jupyter *j, const char *code, const char *k
 }
 
 int ag_jupyter_execute(struct ag_jupyter *j, const char *code, const char *kernel_name, const char *session_id,
-		       double timeout_s, json_t **result, struct ag_jupyter_error *err)
+		       double timeout_s, json_t **result, struct ag_error *err)
 {
 	return ag_jupyter_execute_in(j, code, kernel_name, session_id, NULL, timeout_s, result, err);
 }
 
 int ag_jupyter_create(struct ag_jupyter *j, const char *session_id, const char *kernel_name, const char *cwd,
-		      json_t **result, struct ag_jupyter_error *err)
+		      json_t **result, struct ag_error *err)
 {
 	char new_id[JC_ID_SIZE];
 	struct jsession *s;
@@ -540,7 +540,7 @@ int ag_jupyter_create(struct ag_jupyter *j, const char *session_id, const char *
 		return -1;
 	take_turn(s);
 	if (is_deleted(s))
-		rc = ag_jupyter_fail(err, 404, "Session %s was deleted", s->id);
+		rc = ag_fail(err, 404, "Session %s was deleted", s->id);
 	else if (!s->kernel)
 		rc = start_kernel(j, s, cwd, err);
 	end_turn(s);
@@ -551,7 +551,7 @@ int ag_jupyter_create(struct ag_jupyter *j, const char *session_id, const char *
 	return rc;
 }
 
-int ag_jupyter_delete(struct ag_jupyter *j, const char *session_id, struct ag_jupyter_error *err)
+int ag_jupyter_delete(struct ag_jupyter *j, const char *session_id, struct ag_error *err)
 {
 	struct jsession *s;
 
@@ -561,7 +561,7 @@ int ag_jupyter_delete(struct ag_jupyter *j, const char *session_id, struct ag_ju
 		unlink_locked(j, s);
 	pthread_mutex_unlock(&j->lock);
 	if (!s)
-		return ag_jupyter_fail(err, 404, "Session not found: %s", session_id);
+		return ag_fail(err, 404, "Session not found: %s", session_id);
 	retire(j, s);
 	return 0;
 }
@@ -604,7 +604,7 @@ static json_t *context_json(const struct jsession *s)
 }
 
 int ag_jupyter_context_create(struct ag_jupyter *j, const char *language, const char *cwd, json_t **result,
-			      struct ag_jupyter_error *err)
+			      struct ag_error *err)
 {
 	char id[JC_ID_SIZE];
 	struct jk_spec spec;
@@ -622,10 +622,10 @@ int ag_jupyter_context_create(struct ag_jupyter *j, const char *language, const 
 		return -1;
 	keep(s);
 	take_turn(s);
-	rc = is_deleted(s) ? ag_jupyter_fail(err, 404, "Context %s was deleted", s->id) : start_kernel(j, s, cwd, err);
+	rc = is_deleted(s) ? ag_fail(err, 404, "Context %s was deleted", s->id) : start_kernel(j, s, cwd, err);
 	end_turn(s);
 	if (rc == 0 && !(*result = context_json(s)))
-		rc = ag_jupyter_fail(err, 500, "out of memory");
+		rc = ag_fail(err, 500, "out of memory");
 	finish_call(j, s, created, rc < 0);
 	return rc;
 }
@@ -648,7 +648,7 @@ json_t *ag_jupyter_contexts(struct ag_jupyter *j, const char *language)
 	return list;
 }
 
-int ag_jupyter_context_get(struct ag_jupyter *j, const char *id, json_t **result, struct ag_jupyter_error *err)
+int ag_jupyter_context_get(struct ag_jupyter *j, const char *id, json_t **result, struct ag_error *err)
 {
 	struct jsession *s;
 
@@ -657,8 +657,8 @@ int ag_jupyter_context_get(struct ag_jupyter *j, const char *id, json_t **result
 	*result = s ? context_json(s) : NULL;
 	pthread_mutex_unlock(&j->lock);
 	if (!s)
-		return ag_jupyter_fail(err, 404, "context %s not found", id);
-	return *result ? 0 : ag_jupyter_fail(err, 500, "out of memory");
+		return ag_fail(err, 404, "context %s not found", id);
+	return *result ? 0 : ag_fail(err, 500, "out of memory");
 }
 
 int ag_jupyter_delete_language(struct ag_jupyter *j, const char *language)
@@ -685,7 +685,7 @@ int ag_jupyter_delete_language(struct ag_jupyter *j, const char *language)
 	return n;
 }
 
-int ag_jupyter_interrupt(struct ag_jupyter *j, const char *id, struct ag_jupyter_error *err)
+int ag_jupyter_interrupt(struct ag_jupyter *j, const char *id, struct ag_error *err)
 {
 	const uint64_t one = 1;
 	struct jsession *s;
@@ -703,12 +703,12 @@ int ag_jupyter_interrupt(struct ag_jupyter *j, const char *id, struct ag_jupyter
 	}
 	pthread_mutex_unlock(&j->lock);
 	if (!s)
-		return ag_jupyter_fail(err, 404, "context %s not found", id);
+		return ag_fail(err, 404, "context %s not found", id);
 	return 0;
 }
 
 struct jsession *ag_jupyter_context_open(struct ag_jupyter *j, const char *id, const char *language, bool *created,
-					 struct ag_jupyter_error *err)
+					 struct ag_error *err)
 {
 	char default_id[SESSION_ID_MAX + 1];
 	struct jk_spec spec;
@@ -740,7 +740,7 @@ static void set_interrupt_fd(struct jsession *s, int fd)
 }
 
 int ag_jupyter_context_run(struct ag_jupyter *j, struct jsession *s, const char *code, const struct jx_watch *w,
-			   json_t **result, struct ag_jupyter_error *err)
+			   json_t **result, struct ag_error *err)
 {
 	int rc;
 

@@ -12,11 +12,14 @@
 
 #include "agent/ext/jupyter/jupyter_outputs.h"
 #include "agent/core/log.h"
+#include "lib/timeutil.h"
 
 /* After interrupt_request, how long before SIGINT; after SIGINT, how long
- * before the kernel is given up and killed. */
-#define ASK_GRACE_MS 1000
-#define SIGNAL_GRACE_MS 2000
+ * before the kernel is given up and killed. Killing loses every variable of
+ * the context, so the graces are generous: on a loaded machine a kernel
+ * that has been interrupted took over 2 s to say so. */
+#define ASK_GRACE_MS 2000
+#define SIGNAL_GRACE_MS 5000
 /* The idle status follows the reply within milliseconds; should it never
  * come (dropped by a kernel's full queue), the reply alone ends the wait. */
 #define IDLE_AFTER_REPLY_MS 2000
@@ -41,14 +44,6 @@ struct exec_state {
 	json_t *execution_count;
 	struct jo_outputs outs;
 };
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 const char *jx_status_name(enum jx_status s)
 {
@@ -134,7 +129,7 @@ static bool escalate(struct exec_state *st, enum phase *phase, long long *deadli
 	if (*phase == RUNNING) {
 		st->timed_out = !st->interrupted;
 		*phase = ASKED;
-		*deadline = now_ms() + ASK_GRACE_MS;
+		*deadline = ax_mono_ms() + ASK_GRACE_MS;
 		if (jc_send(k->control, k->key, k->session, "interrupt_request", NULL, st->interrupt_id) == 0)
 			return true;
 		st->interrupt_id[0] = '\0';
@@ -142,14 +137,14 @@ static bool escalate(struct exec_state *st, enum phase *phase, long long *deadli
 	if (*phase == ASKED && st->interrupt_acked) {
 		/* Interrupted already, just slow (a loaded machine): wait, don't signal. */
 		*phase = SIGNALLED;
-		*deadline = now_ms() + SIGNAL_GRACE_MS;
+		*deadline = ax_mono_ms() + SIGNAL_GRACE_MS;
 		return true;
 	}
 	if (*phase == ASKED && !k->interrupt_message) {
 		ag_log("kernel %s: no answer to interrupt_request: sending SIGINT", k->name);
 		jl_signal(&k->proc, SIGINT);
 		*phase = SIGNALLED;
-		*deadline = now_ms() + SIGNAL_GRACE_MS;
+		*deadline = ax_mono_ms() + SIGNAL_GRACE_MS;
 		return true;
 	}
 	ag_log("kernel %s: still busy after being interrupted: killing it", k->name);
@@ -212,7 +207,7 @@ static bool await_end(struct exec_state *st, int timeout_ms)
 		{ NULL, st->w->interrupt_fd, st->w->interrupt_fd >= 0 ? ZMQ_POLLIN : 0, 0 },
 		{ NULL, client_fd, ZMQ_POLLIN, 0 },
 	};
-	long long deadline = now_ms() + timeout_ms, replied_at = 0, until, left;
+	long long deadline = ax_mono_ms() + timeout_ms, replied_at = 0, until, left;
 	enum phase phase = RUNNING;
 	bool watch = client_fd >= 0;
 
@@ -221,11 +216,11 @@ static bool await_end(struct exec_state *st, int timeout_ms)
 		drain(st, k->iopub);
 		drain(st, k->control);
 		if (st->replied && !replied_at)
-			replied_at = now_ms();
+			replied_at = ax_mono_ms();
 		if (st->replied && st->idle)
 			return true;
 		until = replied_at ? replied_at + IDLE_AFTER_REPLY_MS : deadline;
-		left = until - now_ms();
+		left = until - ax_mono_ms();
 		if (left <= 0 && replied_at)
 			return true;
 		if (left <= 0) {
@@ -243,7 +238,7 @@ static bool await_end(struct exec_state *st, int timeout_ms)
 		}
 		if ((items[4].revents & ZMQ_POLLIN) && interrupt_asked(st) && phase == RUNNING && !st->replied) {
 			ag_log("kernel %s: interrupted on request", k->name);
-			deadline = now_ms();
+			deadline = ax_mono_ms();
 			continue;
 		}
 		if (watch && (items[5].revents & (ZMQ_POLLIN | ZMQ_POLLERR)) && client_gone(client_fd, &watch)) {
@@ -251,7 +246,7 @@ static bool await_end(struct exec_state *st, int timeout_ms)
 			st->abandoned = true;
 			watch = false;
 			if (phase == RUNNING) {
-				deadline = now_ms();
+				deadline = ax_mono_ms();
 				continue;
 			}
 		}
@@ -259,13 +254,13 @@ static bool await_end(struct exec_state *st, int timeout_ms)
 }
 
 int jx_execute(struct jk_kernel *k, const char *code, int timeout_ms, const struct jx_watch *w, struct jx_run *run,
-	       struct ag_jupyter_error *err)
+	       struct ag_error *err)
 {
 	static const struct jx_watch none = { .client_fd = -1, .interrupt_fd = -1 };
 	struct exec_state st = { .k = k, .w = w ? w : &none };
 	char why[128], note[512];
 	bool ended;
-	long long deadline = now_ms() + timeout_ms, left;
+	long long deadline = ax_mono_ms() + timeout_ms, left;
 	int sends = 0;
 
 	memset(run, 0, sizeof *run);
@@ -279,10 +274,10 @@ int jx_execute(struct jk_kernel *k, const char *code, int timeout_ms, const stru
 		if (jc_send(k->shell, k->key, k->session, "execute_request", execute_content(code), run->msg_id) < 0) {
 			jo_free(&st.outs);
 			json_decref(st.execution_count);
-			return ag_jupyter_fail(err, 500, "kernel %s: cannot send execute_request: %s", k->name,
-					       strerror(errno));
+			return ag_fail(err, 500, "kernel %s: cannot send execute_request: %s", k->name,
+				       strerror(errno));
 		}
-		left = deadline - now_ms();
+		left = deadline - ax_mono_ms();
 		ended = await_end(&st, left > 0 ? (int)left : 0);
 	} while (ended && aborted_unrun(&st) && sends <= ABORTED_RESENDS);
 	if (!ended) {

@@ -54,7 +54,7 @@ struct jx_watch {
  * RUN filled (also for an error or a timeout, and when the kernel died),
  * -1 with ERR when the request could not even be sent. */
 int jx_execute(struct jk_kernel *k, const char *code, int timeout_ms, const struct jx_watch *w, struct jx_run *run,
-	       struct ag_jupyter_error *err);
+	       struct ag_error *err);
 void jx_run_free(struct jx_run *run);
 
 const char *jx_status_name(enum jx_status s);

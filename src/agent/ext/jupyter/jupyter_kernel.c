@@ -15,6 +15,7 @@
 #include "lib/fs.h"
 #include "agent/core/log.h"
 #include "agent/core/proc_spawn.h"
+#include "lib/timeutil.h"
 
 /* A first start may import a lot (a cold page cache in a fresh sandbox). */
 #define START_TIMEOUT_MS 60000
@@ -27,14 +28,6 @@
 /* zmq retries connecting to a socket the kernel has not bound yet; the
  * default 100 ms would add up to that to every start. */
 #define RECONNECT_MS 10
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* "<files>-<suffix>" */
 static void file_path(const struct jk_kernel *k, const char *suffix, char *buf, size_t size)
@@ -118,7 +111,7 @@ void jk_kernel_log_tail(const struct jk_kernel *k, char *buf, size_t size)
  * logged and skipped. */
 static int wait_message(struct jk_kernel *k, void *sock, int ms, struct jw_msg *msg)
 {
-	long long deadline = now_ms() + ms;
+	long long deadline = ax_mono_ms() + ms;
 	zmq_pollitem_t items[2] = {
 		{ sock, 0, ZMQ_POLLIN, 0 },
 		{ NULL, k->proc.pidfd, ZMQ_POLLIN, 0 },
@@ -133,7 +126,7 @@ static int wait_message(struct jk_kernel *k, void *sock, int ms, struct jw_msg *
 			return 1;
 		if (rc < 0)
 			ag_log("kernel %s: dropped a message: %s", k->name, why);
-		left = deadline - now_ms();
+		left = deadline - ax_mono_ms();
 		if (left <= 0)
 			return 0;
 		if (zmq_poll(items, 2, (long)left) < 0 && errno != EINTR)
@@ -146,18 +139,18 @@ static int wait_message(struct jk_kernel *k, void *sock, int ms, struct jw_msg *
 /* The readiness handshake of jupyter_client's wait_for_ready: kernel_info
  * until it answers on shell, then until iopub carries something (a SUB
  * socket only hears what is published after its subscription arrived). */
-static int wait_ready(struct jk_kernel *k, struct ag_jupyter_error *err)
+static int wait_ready(struct jk_kernel *k, struct ag_error *err)
 {
-	long long deadline = now_ms() + START_TIMEOUT_MS;
+	long long deadline = ax_mono_ms() + START_TIMEOUT_MS;
 	char id[JC_ID_SIZE], why[128], tail[300];
 	bool answered = false;
 	struct jw_msg m;
 	int rc = 0;
 
-	while (now_ms() < deadline) {
+	while (ax_mono_ms() < deadline) {
 		if (jc_send(k->shell, k->key, k->session, "kernel_info_request", NULL, id) < 0)
-			return ag_jupyter_fail(err, 500, "kernel %s: cannot send kernel_info_request: %s", k->name,
-					       strerror(errno));
+			return ag_fail(err, 500, "kernel %s: cannot send kernel_info_request: %s", k->name,
+				       strerror(errno));
 		while (!answered && (rc = wait_message(k, k->shell, INFO_WAIT_MS, &m)) > 0) {
 			answered = strcmp(m.msg_type, "kernel_info_reply") == 0;
 			jw_msg_free(&m);
@@ -171,10 +164,10 @@ static int wait_ready(struct jk_kernel *k, struct ag_jupyter_error *err)
 	}
 	if (jk_kernel_dead(k, why, sizeof why)) {
 		jk_kernel_log_tail(k, tail, sizeof tail);
-		return ag_jupyter_fail(err, 500, "kernel %s failed to start (%s)%s%s", k->name, why,
-				       *tail ? ": " : "", tail);
+		return ag_fail(err, 500, "kernel %s failed to start (%s)%s%s", k->name, why,
+			       *tail ? ": " : "", tail);
 	}
-	return ag_jupyter_fail(err, 500, "kernel %s did not answer within %d s", k->name, START_TIMEOUT_MS / 1000);
+	return ag_fail(err, 500, "kernel %s did not answer within %d s", k->name, START_TIMEOUT_MS / 1000);
 }
 
 /* The kernel's environment: the agent's (less its own variables), the
@@ -202,7 +195,7 @@ static char **kernel_environ(const struct jk_spec *spec)
 }
 
 static int launch(const struct jk_site *site, struct jk_kernel *k, const struct jk_spec *spec, const char *cwd,
-		  struct ag_jupyter_error *err)
+		  struct ag_error *err)
 {
 	char conn[4096], log[4096];
 	char **argv = NULL, **env = NULL;
@@ -215,7 +208,7 @@ static int launch(const struct jk_site *site, struct jk_kernel *k, const struct 
 	argv = jk_spec_argv(spec, conn);
 	env = kernel_environ(spec);
 	if (!argv || !env)
-		ag_jupyter_fail(err, 500, "out of memory");
+		ag_fail(err, 500, "out of memory");
 	else
 		rc = jl_spawn(site->reaper, argv, env, cwd, log, &k->proc, err);
 	jk_strv_free(argv);
@@ -224,14 +217,14 @@ static int launch(const struct jk_site *site, struct jk_kernel *k, const struct 
 }
 
 struct jk_kernel *jk_kernel_start(const struct jk_site *site, const char *id, const struct jk_spec *spec,
-				  const char *cwd, struct ag_jupyter_error *err)
+				  const char *cwd, struct ag_error *err)
 {
 	struct jk_kernel *k = calloc(1, sizeof *k);
-	long long t0 = now_ms();
+	long long t0 = ax_mono_ms();
 
 	if (!k || !(k->files = ax_path_join(site->dir, id))) {
 		free(k);
-		ag_jupyter_fail(err, 500, "out of memory");
+		ag_fail(err, 500, "out of memory");
 		return NULL;
 	}
 	snprintf(k->name, sizeof k->name, "%s", spec->name);
@@ -240,7 +233,7 @@ struct jk_kernel *jk_kernel_start(const struct jk_site *site, const char *id, co
 	k->proc.pidfd = -1;
 	aio_session_new_id(k->session);
 	if (random_key(k->key) < 0) {
-		ag_jupyter_fail(err, 500, "cannot make a kernel key: RAND_bytes failed");
+		ag_fail(err, 500, "cannot make a kernel key: RAND_bytes failed");
 		goto fail;
 	}
 	/* Connect first: zmq retries until the kernel has bound its sockets. */
@@ -248,12 +241,12 @@ struct jk_kernel *jk_kernel_start(const struct jk_site *site, const char *id, co
 	k->control = open_socket(site, k, ZMQ_DEALER, JL_CONTROL);
 	k->iopub = open_socket(site, k, ZMQ_SUB, JL_IOPUB);
 	if (!k->shell || !k->control || !k->iopub) {
-		ag_jupyter_fail(err, 500, "kernel sockets: %s", zmq_strerror(zmq_errno()));
+		ag_fail(err, 500, "kernel sockets: %s", zmq_strerror(zmq_errno()));
 		goto fail;
 	}
 	if (launch(site, k, spec, cwd, err) < 0 || wait_ready(k, err) < 0)
 		goto fail;
-	ag_log("kernel %s started as %s (pid %d) in %lld ms", k->name, id, (int)k->proc.pid, now_ms() - t0);
+	ag_log("kernel %s started as %s (pid %d) in %lld ms", k->name, id, (int)k->proc.pid, ax_mono_ms() - t0);
 	return k;
 fail:
 	jk_kernel_free(k);

@@ -37,7 +37,7 @@ struct jk_kernel {
 /* Start kernel SPEC as ID (a short name unique in SITE->dir) in CWD and
  * wait until it answers. NULL with ERR (404/503/500) when it cannot. */
 struct jk_kernel *jk_kernel_start(const struct jk_site *site, const char *id, const struct jk_spec *spec,
-				  const char *cwd, struct ag_jupyter_error *err);
+				  const char *cwd, struct ag_error *err);
 
 /* Stop it (SIGTERM, then SIGKILL), close its sockets, remove its files. */
 void jk_kernel_free(struct jk_kernel *k);

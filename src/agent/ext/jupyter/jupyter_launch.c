@@ -17,7 +17,7 @@
 #include "agent/core/proc_spawn.h"
 
 int jl_write_connection(const char *path, const char *ipc_prefix, const char *key, const char *kernel_name,
-			struct ag_jupyter_error *err)
+			struct ag_error *err)
 {
 	json_t *o = json_pack("{s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:s, s:s, s:s}", "transport", "ipc", "ip",
 			      ipc_prefix, "shell_port", JL_SHELL, "iopub_port", JL_IOPUB, "stdin_port", JL_STDIN,
@@ -29,10 +29,10 @@ int jl_write_connection(const char *path, const char *ipc_prefix, const char *ke
 
 	json_decref(o);
 	if (!text)
-		return ag_jupyter_fail(err, 500, "connection file: out of memory");
+		return ag_fail(err, 500, "connection file: out of memory");
 	/* It holds the key: only the agent (and the kernel, its child) may read it. */
 	if (ax_write_file_replace(path, text, strlen(text), 0600, &e) < 0)
-		rc = ag_jupyter_fail(err, 500, "connection file: %s", e.message);
+		rc = ag_fail(err, 500, "connection file: %s", e.message);
 	free(text);
 	return rc;
 }
@@ -78,7 +78,7 @@ static void kernel_main(void *arg, int report_fd)
 }
 
 int jl_spawn(struct ag_reaper *reaper, char *const *argv, char *const *env, const char *cwd, const char *log_path,
-	     struct jl_proc *p, struct ag_jupyter_error *err)
+	     struct jl_proc *p, struct ag_error *err)
 {
 	struct kernel_exec x = { .argv = argv, .env = env, .cwd = cwd };
 	char *program = ag_find_program(argv[0], env);
@@ -88,21 +88,21 @@ int jl_spawn(struct ag_reaper *reaper, char *const *argv, char *const *env, cons
 	p->pid = 0;
 	p->pidfd = -1;
 	if (!program)
-		return ag_jupyter_fail(err, 503, "kernel program not found: %.200s", argv[0]);
+		return ag_fail(err, 503, "kernel program not found: %.200s", argv[0]);
 	x.program = program;
 	x.log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 	if (x.log_fd < 0) {
-		ag_jupyter_fail(err, 500, "%s: %s", log_path, strerror(errno));
+		ag_fail(err, 500, "%s: %s", log_path, strerror(errno));
 		free(program);
 		return -1;
 	}
 	e = ag_child_fork(reaper, kernel_main, &x, &p->pid, &p->pidfd, &step);
 	close(x.log_fd);
 	if (e && !p->pid)
-		ag_jupyter_fail(err, 500, "%s: %s", step, strerror(e));
+		ag_fail(err, 500, "%s: %s", step, strerror(e));
 	else if (e) {
 		jl_stop(reaper, p, 0);
-		ag_jupyter_fail(err, 500, "%s %.200s: %s", step, program, strerror(e));
+		ag_fail(err, 500, "%s %.200s: %s", step, program, strerror(e));
 	}
 	free(program);
 	return e ? -1 : 0;

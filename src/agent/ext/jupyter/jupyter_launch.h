@@ -28,7 +28,7 @@ enum jl_port {
 /* Write connection file PATH (mode 0600) for an ipc kernel whose sockets
  * are IPC_PREFIX-<port>, signing with KEY. 0, or -1 with ERR. */
 int jl_write_connection(const char *path, const char *ipc_prefix, const char *key, const char *kernel_name,
-			struct ag_jupyter_error *err);
+			struct ag_error *err);
 
 /* "ipc://<IPC_PREFIX>-<PORT>" into BUF. */
 void jl_endpoint(char *buf, size_t size, const char *ipc_prefix, enum jl_port port);
@@ -41,7 +41,7 @@ struct jl_proc {
 /* Start ARGV with environment ENV in CWD, stdin from /dev/null, stdout and
  * stderr appended to LOG_PATH, watched by REAPER. 0, or -1 with ERR. */
 int jl_spawn(struct ag_reaper *reaper, char *const *argv, char *const *env, const char *cwd, const char *log_path,
-	     struct jl_proc *p, struct ag_jupyter_error *err);
+	     struct jl_proc *p, struct ag_error *err);
 
 /* Has P ended? Waits up to TIMEOUT_MS (0: just look). */
 int jl_ended(const struct jl_proc *p, int timeout_ms);

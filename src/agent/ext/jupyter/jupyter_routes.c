@@ -13,11 +13,6 @@
 #define TIMEOUT_MIN 1
 #define TIMEOUT_MAX 300
 
-static enum MHD_Result reply_error(struct ag_req *req, const struct ag_jupyter_error *err)
-{
-	return ag_reply_failure(req, err->status ? err->status : MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err->message);
-}
-
 static enum MHD_Result reply_invalid(struct ag_req *req, struct aio_args *a)
 {
 	enum MHD_Result rc = aio_reply_invalid(req, a);
@@ -51,7 +46,7 @@ static int client_socket(const struct ag_req *req)
 enum MHD_Result ag_jupyter_execute_route(struct ag_req *req)
 {
 	const char *code, *kernel, *session, *cwd;
-	struct ag_jupyter_error err = { 0 };
+	struct ag_error err = { 0 };
 	json_t *data = NULL;
 	struct aio_args a;
 	enum MHD_Result rc;
@@ -67,7 +62,7 @@ enum MHD_Result ag_jupyter_execute_route(struct ag_req *req)
 		return reply_invalid(req, &a);
 	if (ag_jupyter_execute_for(req->ctx->jupyter, code, kernel, session, cwd, timeout, client_socket(req), &data,
 				   &err) < 0)
-		rc = reply_error(req, &err);
+		rc = ag_reply_error(req, &err);
 	else
 		rc = ag_reply_json(req, MHD_HTTP_OK, ag_envelope("Code executed successfully", data));
 	aio_args_free(&a);
@@ -89,7 +84,7 @@ enum MHD_Result ag_jupyter_sessions_route(struct ag_req *req)
 enum MHD_Result ag_jupyter_create_route(struct ag_req *req)
 {
 	const char *kernel, *session, *cwd;
-	struct ag_jupyter_error err = { 0 };
+	struct ag_error err = { 0 };
 	json_t *data = NULL;
 	struct aio_args a;
 	enum MHD_Result rc;
@@ -101,7 +96,7 @@ enum MHD_Result ag_jupyter_create_route(struct ag_req *req)
 	if (!aio_args_ok(&a))
 		return reply_invalid(req, &a);
 	if (ag_jupyter_create(req->ctx->jupyter, session, kernel, cwd, &data, &err) < 0)
-		rc = reply_error(req, &err);
+		rc = ag_reply_error(req, &err);
 	else
 		rc = ag_reply_json(req, MHD_HTTP_OK,
 				   ag_envelope(json_string_value(json_object_get(data, "message")), data));
@@ -111,12 +106,12 @@ enum MHD_Result ag_jupyter_create_route(struct ag_req *req)
 
 enum MHD_Result ag_jupyter_delete_route(struct ag_req *req)
 {
-	struct ag_jupyter_error err = { 0 };
+	struct ag_error err = { 0 };
 
 	if (!*req->subpath)
 		return ag_reply_failure(req, MHD_HTTP_NOT_FOUND, "Session not found: (empty id)");
 	if (ag_jupyter_delete(req->ctx->jupyter, req->subpath, &err) < 0)
-		return reply_error(req, &err);
+		return ag_reply_error(req, &err);
 	return ag_reply_json(req, MHD_HTTP_OK, ag_envelope("Session deleted", NULL));
 }
 

@@ -2,7 +2,6 @@
 
 #include <ctype.h>
 #include <dirent.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,19 +62,6 @@ static void kernel_dirs(struct dirs *d)
 	add_dir(d, "/usr/local/share/jupyter", "kernels");
 	add_dir(d, "/usr/share/jupyter", "kernels");
 	add_home_dir(d, home, ".ipython");
-}
-
-/* Here, not in jupyter.c: the agent, which carries this file without the
- * rest of Jupyter, reads kernelspecs too (execd_code.h). */
-int ag_jupyter_fail(struct ag_jupyter_error *err, unsigned status, const char *fmt, ...)
-{
-	va_list ap;
-
-	err->status = status;
-	va_start(ap, fmt);
-	vsnprintf(err->message, sizeof err->message, fmt, ap);
-	va_end(ap);
-	return -1;
 }
 
 bool jk_spec_name_ok(const char *name)
@@ -199,7 +185,7 @@ static char **env_array(const json_t *env)
 }
 
 /* Fill SPEC from DIR/kernel.json. 0, or -1 with ERR (500). */
-static int load(const char *dir, const char *name, struct jk_spec *spec, struct ag_jupyter_error *err)
+static int load(const char *dir, const char *name, struct jk_spec *spec, struct ag_error *err)
 {
 	char *file = ax_path_join(dir, "kernel.json");
 	json_error_t jerr;
@@ -212,14 +198,14 @@ static int load(const char *dir, const char *name, struct jk_spec *spec, struct 
 
 	memset(spec, 0, sizeof *spec);
 	if (!doc) {
-		ag_jupyter_fail(err, 500, "kernel %s: %s: %s", name, file ? file : dir, file ? jerr.text : "out of memory");
+		ag_fail(err, 500, "kernel %s: %s: %s", name, file ? file : dir, file ? jerr.text : "out of memory");
 		goto out;
 	}
 	for (i = 0; i < json_array_size(argv); i++)
 		if (!json_is_string(json_array_get(argv, i)))
 			break;
 	if (!json_array_size(argv) || i < json_array_size(argv) || (env && !json_is_object(env))) {
-		ag_jupyter_fail(err, 500, "kernel %s: %s: argv must be a list of strings and env an object", name, file);
+		ag_fail(err, 500, "kernel %s: %s: argv must be a list of strings and env an object", name, file);
 		goto out;
 	}
 	snprintf(spec->name, sizeof spec->name, "%s", name);
@@ -232,7 +218,7 @@ static int load(const char *dir, const char *name, struct jk_spec *spec, struct 
 			spec->language[i] = (char)tolower((unsigned char)language[i]);
 	if (!spec->dir || !spec->argv || !spec->env) {
 		jk_spec_free(spec);
-		ag_jupyter_fail(err, 500, "out of memory");
+		ag_fail(err, 500, "out of memory");
 		goto out;
 	}
 	rc = 0;
@@ -260,7 +246,7 @@ static bool find_entry(const char *kernels, const char *name, char found[JK_NAME
 	return hit;
 }
 
-int jk_spec_find(const char *name, struct jk_spec *spec, struct ag_jupyter_error *err)
+int jk_spec_find(const char *name, struct jk_spec *spec, struct ag_error *err)
 {
 	char found[JK_NAME_MAX + 1], *dir;
 	struct dirs d;
@@ -269,19 +255,19 @@ int jk_spec_find(const char *name, struct jk_spec *spec, struct ag_jupyter_error
 
 	memset(spec, 0, sizeof *spec);
 	if (!jk_spec_name_ok(name)) {
-		return ag_jupyter_fail(err, 400, "invalid kernel name: %.100s", name);
+		return ag_fail(err, 400, "invalid kernel name: %.100s", name);
 	}
 	kernel_dirs(&d);
 	for (i = 0; i < d.n && rc > 0; i++) {
 		if (!find_entry(d.v[i], name, found))
 			continue;
 		dir = ax_path_join(d.v[i], found);
-		rc = dir ? load(dir, found, spec, err) : ag_jupyter_fail(err, 500, "out of memory");
+		rc = dir ? load(dir, found, spec, err) : ag_fail(err, 500, "out of memory");
 		free(dir);
 	}
 	dirs_free(&d);
 	if (rc > 0)
-		return ag_jupyter_fail(err, 404, "No such kernel: %s", name);
+		return ag_fail(err, 404, "No such kernel: %s", name);
 	return rc;
 }
 
@@ -368,7 +354,7 @@ char **jk_spec_argv(const struct jk_spec *spec, const char *connection_file)
 /* Try kernel NAME for LANGUAGE: 1 when it is the one (SPEC filled), 0 when not. */
 static int speaks(const char *name, const char *language, struct jk_spec *spec)
 {
-	struct ag_jupyter_error ignored;
+	struct ag_error ignored;
 
 	if (jk_spec_find(name, spec, &ignored) < 0)
 		return 0;
@@ -378,7 +364,7 @@ static int speaks(const char *name, const char *language, struct jk_spec *spec)
 	return 0;
 }
 
-int jk_spec_for_language(const char *language, struct jk_spec *spec, struct ag_jupyter_error *err)
+int jk_spec_for_language(const char *language, struct jk_spec *spec, struct ag_error *err)
 {
 	json_t *names;
 	size_t i;
@@ -386,7 +372,7 @@ int jk_spec_for_language(const char *language, struct jk_spec *spec, struct ag_j
 
 	memset(spec, 0, sizeof *spec);
 	if (!jk_spec_name_ok(language) || strlen(language) > JK_LANG_MAX)
-		return ag_jupyter_fail(err, 400, "invalid language: %.100s", language);
+		return ag_fail(err, 400, "invalid language: %.100s", language);
 	/* python3 is ipykernel's own name; other Python kernels are extras. */
 	if (strcasecmp(language, "python") == 0 && speaks("python3", language, spec))
 		return 0;
@@ -395,6 +381,6 @@ int jk_spec_for_language(const char *language, struct jk_spec *spec, struct ag_j
 		hit = speaks(json_string_value(json_array_get(names, i)), language, spec);
 	json_decref(names);
 	if (!hit)
-		return ag_jupyter_fail(err, 404, "no Jupyter kernel for language %s is installed in the sandbox", language);
+		return ag_fail(err, 404, "no Jupyter kernel for language %s is installed in the sandbox", language);
 	return 0;
 }

@@ -30,14 +30,14 @@ bool jk_spec_name_ok(const char *name);
 
 /* Load the spec called NAME. 0, or -1 with ERR (404 when no such kernel, 500
  * when its kernel.json is unusable). */
-int jk_spec_find(const char *name, struct jk_spec *spec, struct ag_jupyter_error *err);
+int jk_spec_find(const char *name, struct jk_spec *spec, struct ag_error *err);
 void jk_spec_free(struct jk_spec *spec);
 
 /* Load the spec of the kernel for LANGUAGE (python, bash, java...): the
  * kernel whose spec's "language" it is, case-insensitively; the kernel
  * named python3 first for python, else the first by name. 0, or -1 with
  * ERR (404 when no installed kernel speaks it, 400 for a malformed name). */
-int jk_spec_for_language(const char *language, struct jk_spec *spec, struct ag_jupyter_error *err);
+int jk_spec_for_language(const char *language, struct jk_spec *spec, struct ag_error *err);
 
 /* The names of every installed kernel, sorted (a JSON array of strings). */
 json_t *jk_spec_names(void);

@@ -1,4 +1,4 @@
-/* src/agent/ext/mcp/mcp.h — the agent's MCP hub (issue 8): built-in servers
+/* src/agent/ext/mcp/mcp.h — the agent's MCP hub: built-in servers
  * (sandbox, browser) implemented in-process and configured stdio servers
  * started inside the sandbox on first use. The REST bridge (/v1/mcp/...) and
  * the Streamable HTTP endpoint (/mcp) are its two front doors. */
@@ -8,15 +8,15 @@
 #include <jansson.h>
 #include <stdbool.h>
 
+#include "agent/core/ag_error.h"
+
 struct ag_ctx;
 struct ag_browser;
 struct ag_mcp;
 
-struct ag_mcp_error {
-	unsigned status;    /* HTTP status for the bridge: 404 unknown server/tool, 400 bad input, 500, 502 server died, 504 timeout */
-	int code;           /* the JSON-RPC code for /mcp */
-	char message[512];
-};
+/* Failures fill a struct ag_error: the status for the bridge (404 unknown
+ * server/tool, 400 bad input, 500, 502 server died, 504 timeout) and the
+ * JSON-RPC code for /mcp (ag_fail_code). */
 
 /* SERVERS_JSON: the value of ALLOX_AGENT_MCP_SERVERS (may be NULL), an
  * object {name: {command: [..], env?: {..}, cwd?: ".."}}; entries that are
@@ -43,11 +43,11 @@ json_t *ag_mcp_server_details(struct ag_mcp *m);
 const char *ag_mcp_log_dir(const struct ag_mcp *m);
 
 /* ListToolsResult {tools: [...]} of SERVER (every page). */
-int ag_mcp_list_tools(struct ag_mcp *m, const char *server, json_t **result, struct ag_mcp_error *err);
+int ag_mcp_list_tools(struct ag_mcp *m, const char *server, json_t **result, struct ag_error *err);
 /* CallToolResult of TOOL on SERVER with ARGS (an object, or NULL), waiting
  * up to TIMEOUT_S for a configured server (<= 0: 300 s). */
 int ag_mcp_call_tool(struct ag_mcp *m, const char *server, const char *tool, const json_t *args, double timeout_s,
-		     json_t **result, struct ag_mcp_error *err);
+		     json_t **result, struct ag_error *err);
 /* Every server's tools under their exposed names for /mcp: the name itself
  * when it already starts with "<server>_", else "<server>_<name>"; each tool's
  * _meta gains "allox/server" and "allox/tool". Servers that fail are skipped. */
@@ -55,14 +55,10 @@ json_t *ag_mcp_all_tools(struct ag_mcp *m);
 /* Resolve an exposed name to its server and tool (never by splitting:
  * through the servers' tool lists). 0, or -1 with ERR (-32602). The strings
  * are malloc'd. */
-int ag_mcp_resolve(struct ag_mcp *m, const char *exposed, char **server, char **tool, struct ag_mcp_error *err);
-
-/* Fill ERR; returns -1. */
-int ag_mcp_fail(struct ag_mcp_error *err, unsigned status, int code, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+int ag_mcp_resolve(struct ag_mcp *m, const char *exposed, char **server, char **tool, struct ag_error *err);
 
 /* The Streamable HTTP sessions of /mcp (mcp_session.c). */
-struct ag_mcp_sessions;
-struct ag_mcp_sessions *ag_mcp_sessions(struct ag_mcp *m);
+struct mcp_sessions;
+struct mcp_sessions *ag_mcp_sessions(struct ag_mcp *m);
 
 #endif

@@ -40,7 +40,7 @@ static json_t *browser_tools(void)
 			 object_schema(json_object(), NULL), true));
 }
 
-static json_t *failed(const struct ag_browser_error *e)
+static json_t *failed(const struct ag_error *e)
 {
 	return mcp_error_result("%s", e->message[0] ? e->message : "browser error");
 }
@@ -48,7 +48,7 @@ static json_t *failed(const struct ag_browser_error *e)
 static json_t *navigate(struct ag_browser *b, const json_t *args)
 {
 	const char *url = json_string_value(json_object_get(args, "url"));
-	struct ag_browser_error e = { 0 };
+	struct ag_error e = { 0 };
 	char *title = NULL;
 	json_t *r;
 
@@ -65,7 +65,7 @@ static json_t *navigate(struct ag_browser *b, const json_t *args)
 
 static json_t *screenshot(struct ag_browser *b)
 {
-	struct ag_browser_error e = { 0 };
+	struct ag_error e = { 0 };
 	unsigned char *png = NULL;
 	size_t len = 0;
 	int w = 0, h = 0;
@@ -84,7 +84,7 @@ static json_t *screenshot(struct ag_browser *b)
 static json_t *evaluate(struct ag_browser *b, const json_t *args)
 {
 	const char *script = json_string_value(json_object_get(args, "script"));
-	struct ag_browser_error e = { 0 };
+	struct ag_error e = { 0 };
 	json_t *value = NULL, *r;
 	char *text;
 
@@ -101,7 +101,7 @@ static json_t *evaluate(struct ag_browser *b, const json_t *args)
 
 static json_t *get_text(struct ag_browser *b)
 {
-	struct ag_browser_error e = { 0 };
+	struct ag_error e = { 0 };
 	char *text = NULL;
 	json_t *r;
 
@@ -113,7 +113,7 @@ static json_t *get_text(struct ag_browser *b)
 }
 
 static int browser_call(const struct mcp_builtin_env *env, const char *tool, const json_t *args, json_t **result,
-			struct ag_mcp_error *err)
+			struct ag_error *err)
 {
 	if (strcmp(tool, "browser_navigate") != 0 && strcmp(tool, "browser_screenshot") != 0 &&
 	    strcmp(tool, "browser_evaluate") != 0 && strcmp(tool, "browser_get_text") != 0)
@@ -129,7 +129,7 @@ static int browser_call(const struct mcp_builtin_env *env, const char *tool, con
 	else
 		*result = get_text(env->browser);
 	if (!*result)
-		return ag_mcp_fail(err, 500, -32603, "out of memory");
+		return ag_fail_code(err, 500, -32603, "out of memory");
 	return 0;
 }
 

@@ -22,11 +22,6 @@ json_t *mcp_text_block(const char *s, size_t len)
 	return text ? json_pack("{s:s, s:o}", "type", "text", "text", text) : NULL;
 }
 
-json_t *mcp_text_result(const char *text, bool is_error)
-{
-	return json_pack("{s:[{s:s, s:s}], s:b}", "content", "type", "text", "text", text, "isError", is_error);
-}
-
 json_t *mcp_error_result(const char *fmt, ...)
 {
 	char msg[1024];
@@ -52,7 +47,7 @@ json_t *mcp_image_block(const unsigned char *data, size_t len, const char *mime)
 	return block;
 }
 
-int mcp_unknown_tool(struct ag_mcp_error *err, const char *server, const char *tool)
+int mcp_unknown_tool(struct ag_error *err, const char *server, const char *tool)
 {
-	return ag_mcp_fail(err, 404, MCP_INVALID_PARAMS, "Tool '%s' not found on MCP server '%s'", tool, server);
+	return ag_fail_code(err, 404, MCP_INVALID_PARAMS, "Tool '%s' not found on MCP server '%s'", tool, server);
 }

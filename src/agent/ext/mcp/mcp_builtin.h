@@ -23,7 +23,7 @@ struct mcp_builtin {
 	/* A CallToolResult in *RESULT (tool failures are isError results); -1
 	 * with ERR only for an unknown tool (404, -32602). */
 	int (*call)(const struct mcp_builtin_env *env, const char *tool, const json_t *args, json_t **result,
-		    struct ag_mcp_error *err);
+		    struct ag_error *err);
 };
 
 extern const struct mcp_builtin mcp_builtin_sandbox;
@@ -32,12 +32,11 @@ extern const struct mcp_builtin mcp_builtin_browser;
 /* Helpers for building results and tools (mcp_builtin.c). */
 json_t *mcp_tool(const char *name, const char *title, const char *description, json_t *input_schema, bool read_only);
 /* {content: [{type: text, text}], isError} */
-json_t *mcp_text_result(const char *text, bool is_error);
 json_t *mcp_error_result(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A text content block holding LEN bytes of S (invalid UTF-8 replaced). */
 json_t *mcp_text_block(const char *s, size_t len);
 /* An image content block with DATA base64-encoded. */
 json_t *mcp_image_block(const unsigned char *data, size_t len, const char *mime);
-int mcp_unknown_tool(struct ag_mcp_error *err, const char *server, const char *tool);
+int mcp_unknown_tool(struct ag_error *err, const char *server, const char *tool);
 
 #endif

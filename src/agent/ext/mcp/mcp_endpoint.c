@@ -62,7 +62,7 @@ static json_t *call_tool(struct ag_req *req, const json_t *msg)
 	const json_t *params = json_object_get(msg, "params"), *id = json_object_get(msg, "id");
 	const char *name = json_string_value(json_object_get(params, "name"));
 	const json_t *args = json_object_get(params, "arguments");
-	struct ag_mcp_error err = { 0 };
+	struct ag_error err = { 0 };
 	char *server = NULL, *tool = NULL;
 	json_t *result = NULL, *reply;
 

@@ -3,7 +3,6 @@
 #include "agent/ext/mcp/mcp.h"
 
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,20 +34,8 @@ struct ag_mcp {
 	size_t n;
 	char *log_dir;
 	bool bridge;
-	struct ag_mcp_sessions *sessions;
+	struct mcp_sessions *sessions;
 };
-
-int ag_mcp_fail(struct ag_mcp_error *err, unsigned status, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	err->status = status;
-	err->code = code;
-	va_start(ap, fmt);
-	vsnprintf(err->message, sizeof err->message, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static struct mcp_server *find(struct ag_mcp *m, const char *name)
 {
@@ -202,7 +189,7 @@ const char *ag_mcp_log_dir(const struct ag_mcp *m)
 	return m->log_dir;
 }
 
-struct ag_mcp_sessions *ag_mcp_sessions(struct ag_mcp *m)
+struct mcp_sessions *ag_mcp_sessions(struct ag_mcp *m)
 {
 	return m->sessions;
 }
@@ -232,7 +219,7 @@ json_t *ag_mcp_server_details(struct ag_mcp *m)
 	return a;
 }
 
-static int unknown_server(struct ag_mcp *m, const char *name, struct ag_mcp_error *err)
+static int unknown_server(struct ag_mcp *m, const char *name, struct ag_error *err)
 {
 	json_t *names = ag_mcp_server_names(m);
 	char list[256] = "";
@@ -243,19 +230,19 @@ static int unknown_server(struct ag_mcp *m, const char *name, struct ag_mcp_erro
 		if (used < sizeof list)
 			used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", json_string_value(v));
 	json_decref(names);
-	return ag_mcp_fail(err, 404, MCP_INVALID_PARAMS, "MCP server '%s' not found in configuration (servers: %s)", name,
-			   list);
+	return ag_fail_code(err, 404, MCP_INVALID_PARAMS, "MCP server '%s' not found in configuration (servers: %s)", name,
+			    list);
 }
 
 /* Every page of S's tools, fresh. */
-static int fetch_tools(struct mcp_server *s, json_t **tools, struct ag_mcp_error *err)
+static int fetch_tools(struct mcp_server *s, json_t **tools, struct ag_error *err)
 {
 	json_t *all, *cursor = NULL;
 	int page;
 
 	if (s->builtin) {
 		*tools = s->builtin->tools();
-		return *tools ? 0 : ag_mcp_fail(err, 500, MCP_INTERNAL_ERROR, "out of memory");
+		return *tools ? 0 : ag_fail_code(err, 500, MCP_INTERNAL_ERROR, "out of memory");
 	}
 	all = json_array();
 	for (page = 0; page < MAX_PAGES; page++) {
@@ -282,7 +269,7 @@ static int fetch_tools(struct mcp_server *s, json_t **tools, struct ag_mcp_error
 }
 
 /* S's tools from the cache, listing them if needed or if FRESH. A new reference. */
-static int cached_tools(struct ag_mcp *m, struct mcp_server *s, bool fresh, json_t **tools, struct ag_mcp_error *err)
+static int cached_tools(struct ag_mcp *m, struct mcp_server *s, bool fresh, json_t **tools, struct ag_error *err)
 {
 	json_t *t = NULL;
 
@@ -304,7 +291,7 @@ static int cached_tools(struct ag_mcp *m, struct mcp_server *s, bool fresh, json
 	return 0;
 }
 
-int ag_mcp_list_tools(struct ag_mcp *m, const char *server, json_t **result, struct ag_mcp_error *err)
+int ag_mcp_list_tools(struct ag_mcp *m, const char *server, json_t **result, struct ag_error *err)
 {
 	struct mcp_server *s = find(m, server);
 	json_t *tools;
@@ -329,7 +316,7 @@ static bool has_tool(const json_t *tools, const char *name)
 	return false;
 }
 
-static int check_tool(struct ag_mcp *m, struct mcp_server *s, const char *tool, struct ag_mcp_error *err)
+static int check_tool(struct ag_mcp *m, struct mcp_server *s, const char *tool, struct ag_error *err)
 {
 	json_t *tools = NULL;
 	bool found;
@@ -344,12 +331,12 @@ static int check_tool(struct ag_mcp *m, struct mcp_server *s, const char *tool, 
 		json_decref(tools);
 	}
 	if (!found)
-		return ag_mcp_fail(err, 404, MCP_INVALID_PARAMS, "Tool '%s' not found on MCP server '%s'", tool, s->name);
+		return ag_fail_code(err, 404, MCP_INVALID_PARAMS, "Tool '%s' not found on MCP server '%s'", tool, s->name);
 	return 0;
 }
 
 int ag_mcp_call_tool(struct ag_mcp *m, const char *server, const char *tool, const json_t *args, double timeout_s,
-		     json_t **result, struct ag_mcp_error *err)
+		     json_t **result, struct ag_error *err)
 {
 	struct mcp_server *s = find(m, server);
 	json_t *params;
@@ -358,7 +345,7 @@ int ag_mcp_call_tool(struct ag_mcp *m, const char *server, const char *tool, con
 	if (!s)
 		return unknown_server(m, server, err);
 	if (args && !json_is_object(args))
-		return ag_mcp_fail(err, 400, MCP_INVALID_PARAMS, "the arguments must be a JSON object");
+		return ag_fail_code(err, 400, MCP_INVALID_PARAMS, "the arguments must be a JSON object");
 	if (s->builtin) {
 		json_t *none = args ? NULL : json_object();
 		int rc = s->builtin->call(&m->env, tool, args ? args : none, result, err);
@@ -378,8 +365,8 @@ int ag_mcp_call_tool(struct ag_mcp *m, const char *server, const char *tool, con
 	if (!json_is_array(json_object_get(*result, "content"))) {
 		json_decref(*result);
 		*result = NULL;
-		return ag_mcp_fail(err, 502, MCP_INTERNAL_ERROR, "MCP server '%s': the result of %s has no content", server,
-				   tool);
+		return ag_fail_code(err, 502, MCP_INTERNAL_ERROR, "MCP server '%s': the result of %s has no content", server,
+				    tool);
 	}
 	return 0;
 }
@@ -401,7 +388,7 @@ json_t *ag_mcp_all_tools(struct ag_mcp *m)
 	size_t i, j;
 
 	for (i = 0; i < m->n; i++) {
-		struct ag_mcp_error err;
+		struct ag_error err;
 		json_t *tools = NULL, *t;
 
 		if (cached_tools(m, &m->servers[i], false, &tools, &err) < 0) {
@@ -432,7 +419,7 @@ json_t *ag_mcp_all_tools(struct ag_mcp *m)
 	return all;
 }
 
-int ag_mcp_resolve(struct ag_mcp *m, const char *exposed, char **server, char **tool, struct ag_mcp_error *err)
+int ag_mcp_resolve(struct ag_mcp *m, const char *exposed, char **server, char **tool, struct ag_error *err)
 {
 	size_t i, j;
 
@@ -456,10 +443,10 @@ int ag_mcp_resolve(struct ag_mcp *m, const char *exposed, char **server, char **
 				*server = strdup(name);
 				*tool = strdup(tn);
 				json_decref(tools);
-				return *server && *tool ? 0 : ag_mcp_fail(err, 500, MCP_INTERNAL_ERROR, "out of memory");
+				return *server && *tool ? 0 : ag_fail_code(err, 500, MCP_INTERNAL_ERROR, "out of memory");
 			}
 		}
 		json_decref(tools);
 	}
-	return ag_mcp_fail(err, 404, MCP_INVALID_PARAMS, "Unknown tool: %s", exposed);
+	return ag_fail_code(err, 404, MCP_INVALID_PARAMS, "Unknown tool: %s", exposed);
 }

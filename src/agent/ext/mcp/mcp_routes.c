@@ -16,11 +16,6 @@ static enum MHD_Result not_found(struct ag_req *req)
 	return ag_reply_failure(req, MHD_HTTP_NOT_FOUND, "Not found: %s", req->path);
 }
 
-static enum MHD_Result reply_error(struct ag_req *req, const struct ag_mcp_error *err)
-{
-	return ag_reply_failure(req, err->status ? err->status : MHD_HTTP_INTERNAL_SERVER_ERROR, "%s", err->message);
-}
-
 enum MHD_Result ag_mcp_servers_route(struct ag_req *req)
 {
 	struct ag_mcp *m = req->ctx->mcp;
@@ -66,7 +61,7 @@ static int split(const char *subpath, char **server, char **tool)
 enum MHD_Result ag_mcp_tools_route(struct ag_req *req)
 {
 	struct ag_mcp *m = req->ctx->mcp;
-	struct ag_mcp_error err = { 0 };
+	struct ag_error err = { 0 };
 	char *server, *tool;
 	json_t *result = NULL;
 	enum MHD_Result rc;
@@ -76,7 +71,7 @@ enum MHD_Result ag_mcp_tools_route(struct ag_req *req)
 	if (tool)
 		rc = not_found(req);
 	else if (ag_mcp_list_tools(m, server, &result, &err) < 0)
-		rc = reply_error(req, &err);
+		rc = ag_reply_error(req, &err);
 	else
 		rc = ag_reply_json(req, MHD_HTTP_OK, ag_envelope("Tools retrieved", result));
 	free(server);
@@ -95,7 +90,7 @@ static double timeout_query(struct ag_req *req)
 enum MHD_Result ag_mcp_call_route(struct ag_req *req)
 {
 	struct ag_mcp *m = req->ctx->mcp;
-	struct ag_mcp_error err = { 0 };
+	struct ag_error err = { 0 };
 	char *server, *tool;
 	json_t *args, *result = NULL;
 	enum MHD_Result rc;
@@ -119,7 +114,7 @@ enum MHD_Result ag_mcp_call_route(struct ag_req *req)
 		goto out;
 	}
 	if (ag_mcp_call_tool(m, server, tool, args, timeout_query(req), &result, &err) < 0)
-		rc = reply_error(req, &err);
+		rc = ag_reply_error(req, &err);
 	else
 		rc = ag_reply_json(req, MHD_HTTP_OK, ag_envelope("Tool executed", result));
 	json_decref(args);

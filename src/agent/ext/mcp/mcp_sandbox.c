@@ -20,6 +20,7 @@
 #include "agent/ext/jupyter/jupyter.h"
 #include "agent/core/route.h"
 #include "agent/core/proc_spawn.h"
+#include "lib/timeutil.h"
 
 #define BASH_TIMEOUT_DEFAULT 60
 #define OUTPUT_MAX ((size_t)4 << 20)
@@ -81,14 +82,6 @@ static double num_arg(const json_t *args, const char *key, double dflt)
 	return json_is_number(v) ? json_number_value(v) : dflt;
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Read P's merged output until EOF or DEADLINE; 1 when the deadline passed. */
 static int collect_output(const struct ag_proc *p, long long deadline, char **out, size_t *len)
 {
@@ -101,7 +94,7 @@ static int collect_output(const struct ag_proc *p, long long deadline, char **ou
 		return 0;
 	for (;;) {
 		struct pollfd pfd = { .fd = p->out_fd, .events = POLLIN };
-		long long left = deadline - now_ms();
+		long long left = deadline - ax_mono_ms();
 		char chunk[16384];
 		ssize_t n;
 
@@ -148,7 +141,7 @@ static json_t *execute_bash(const struct mcp_builtin_env *env, const json_t *arg
 		timeout = BASH_TIMEOUT_DEFAULT;
 	if (ag_proc_start(env->ctx, cmd, cwd, NULL, true, &p, &e) < 0)
 		return mcp_error_result("%s", e.message);
-	timed_out = collect_output(&p, now_ms() + (long long)(timeout * 1000), &out, &len);
+	timed_out = collect_output(&p, ax_mono_ms() + (long long)(timeout * 1000), &out, &len);
 	if (timed_out)
 		ag_proc_kill(&p, SIGKILL);
 	if (ag_proc_wait(env->ctx, &p, 5000, &status) == 1)
@@ -308,7 +301,7 @@ static void add_outputs(json_t *content, const json_t *outputs)
 static json_t *execute_code(const struct mcp_builtin_env *env, const json_t *args)
 {
 	const char *code = str_arg(args, "code"), *language = str_arg(args, "language"), *status;
-	struct ag_jupyter_error e = { 0 };
+	struct ag_error e = { 0 };
 	json_t *res = NULL, *content, *r;
 
 	if (!code)
@@ -340,7 +333,7 @@ static json_t *get_context(const struct mcp_builtin_env *env)
 }
 
 static int sandbox_call(const struct mcp_builtin_env *env, const char *tool, const json_t *args, json_t **result,
-			struct ag_mcp_error *err)
+			struct ag_error *err)
 {
 	if (strcmp(tool, "sandbox_execute_bash") == 0)
 		*result = execute_bash(env, args);
@@ -353,7 +346,7 @@ static int sandbox_call(const struct mcp_builtin_env *env, const char *tool, con
 	else
 		return mcp_unknown_tool(err, "sandbox", tool);
 	if (!*result)
-		return ag_mcp_fail(err, 500, -32603, "out of memory");
+		return ag_fail_code(err, 500, -32603, "out of memory");
 	return 0;
 }
 

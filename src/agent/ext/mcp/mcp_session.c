@@ -7,6 +7,8 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "lib/timeutil.h"
+
 #define MAX_SESSIONS 64
 #define IDLE_SECONDS (60 * 60)
 
@@ -16,29 +18,26 @@ struct entry {
 	time_t last;
 };
 
-struct ag_mcp_sessions {
+struct mcp_sessions {
 	pthread_mutex_t lock;
 	struct entry e[MAX_SESSIONS];
 };
 
 static time_t now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec;
+	return (time_t)(ax_mono_ms() / 1000);
 }
 
-struct ag_mcp_sessions *mcp_sessions_new(void)
+struct mcp_sessions *mcp_sessions_new(void)
 {
-	struct ag_mcp_sessions *s = calloc(1, sizeof *s);
+	struct mcp_sessions *s = calloc(1, sizeof *s);
 
 	if (s)
 		pthread_mutex_init(&s->lock, NULL);
 	return s;
 }
 
-void mcp_sessions_free(struct ag_mcp_sessions *s)
+void mcp_sessions_free(struct mcp_sessions *s)
 {
 	if (!s)
 		return;
@@ -47,7 +46,7 @@ void mcp_sessions_free(struct ag_mcp_sessions *s)
 }
 
 /* A free slot: an empty or expired one, else the least recently used. */
-static struct entry *slot(struct ag_mcp_sessions *s)
+static struct entry *slot(struct mcp_sessions *s)
 {
 	struct entry *oldest = &s->e[0];
 	size_t i;
@@ -61,7 +60,7 @@ static struct entry *slot(struct ag_mcp_sessions *s)
 	return oldest;
 }
 
-int mcp_session_create(struct ag_mcp_sessions *s, const char *version, char id[MCP_SESSION_ID_LEN + 1])
+int mcp_session_create(struct mcp_sessions *s, const char *version, char id[MCP_SESSION_ID_LEN + 1])
 {
 	unsigned char raw[MCP_SESSION_ID_LEN / 2];
 	struct entry *e;
@@ -80,7 +79,7 @@ int mcp_session_create(struct ag_mcp_sessions *s, const char *version, char id[M
 	return 0;
 }
 
-static struct entry *lookup(struct ag_mcp_sessions *s, const char *id)
+static struct entry *lookup(struct mcp_sessions *s, const char *id)
 {
 	size_t i;
 
@@ -92,7 +91,7 @@ static struct entry *lookup(struct ag_mcp_sessions *s, const char *id)
 	return NULL;
 }
 
-int mcp_session_touch(struct ag_mcp_sessions *s, const char *id, char version[MCP_VERSION_LEN])
+int mcp_session_touch(struct mcp_sessions *s, const char *id, char version[MCP_VERSION_LEN])
 {
 	struct entry *e;
 	int rc = -1;
@@ -108,7 +107,7 @@ int mcp_session_touch(struct ag_mcp_sessions *s, const char *id, char version[MC
 	return rc;
 }
 
-int mcp_session_delete(struct ag_mcp_sessions *s, const char *id)
+int mcp_session_delete(struct mcp_sessions *s, const char *id)
 {
 	struct entry *e;
 	int rc = -1;

@@ -22,6 +22,7 @@
 #include "agent/ext/mcp/mcp_jsonrpc.h"
 #include "agent/core/reaper.h"
 #include "agent/core/proc_spawn.h"
+#include "lib/timeutil.h"
 
 #define HANDSHAKE_TIMEOUT_MS 60000
 /* After closing its stdin, how long a server gets to exit before SIGTERM. */
@@ -166,7 +167,7 @@ static void launch_free(struct launch *l)
 	free(l->program);
 }
 
-static int launch_prepare(struct mcp_stdio *s, struct launch *l, struct ag_mcp_error *err)
+static int launch_prepare(struct mcp_stdio *s, struct launch *l, struct ag_error *err)
 {
 	size_t n = json_array_size(s->command), i = 0;
 	const char *k, *home = getenv("HOME");
@@ -176,21 +177,21 @@ static int launch_prepare(struct mcp_stdio *s, struct launch *l, struct ag_mcp_e
 	l->argv = calloc(n + 1, sizeof *l->argv);
 	l->extra = calloc(json_object_size(s->env) + 1, sizeof *l->extra);
 	if (!l->argv || !l->extra)
-		return ag_mcp_fail(err, 500, MCP_INTERNAL_ERROR, "out of memory");
+		return ag_fail_code(err, 500, MCP_INTERNAL_ERROR, "out of memory");
 	for (i = 0; i < n; i++)
 		if (!(l->argv[i] = strdup(json_string_value(json_array_get(s->command, i)))))
-			return ag_mcp_fail(err, 500, MCP_INTERNAL_ERROR, "out of memory");
+			return ag_fail_code(err, 500, MCP_INTERNAL_ERROR, "out of memory");
 	i = 0;
 	json_object_foreach(s->env, k, v)
 		if (asprintf(&l->extra[i], "%s=%s", k, json_string_value(v)) >= 0)
 			i++;
 	l->envp = ag_child_environ((const char *const *)l->extra);
 	if (!l->envp)
-		return ag_mcp_fail(err, 500, MCP_INTERNAL_ERROR, "out of memory");
+		return ag_fail_code(err, 500, MCP_INTERNAL_ERROR, "out of memory");
 	l->program = ag_find_program(l->argv[0], l->envp);
 	if (!l->program)
-		return ag_mcp_fail(err, 500, MCP_INTERNAL_ERROR, "MCP server '%s': program not found: %.200s", s->name,
-				   l->argv[0]);
+		return ag_fail_code(err, 500, MCP_INTERNAL_ERROR, "MCP server '%s': program not found: %.200s", s->name,
+				    l->argv[0]);
 	l->cwd = s->cwd ? s->cwd : home && *home ? home : "/";
 	return 0;
 }
@@ -207,7 +208,7 @@ static void server_main(void *arg, int report_fd)
 	run_server(x->l->program, x->l->argv, x->l->envp, x->l->cwd, x->in_fd, x->out_fd, x->log_fd, report_fd);
 }
 
-static int spawn(struct mcp_stdio *s, struct ag_mcp_error *err)
+static int spawn(struct mcp_stdio *s, struct ag_error *err)
 {
 	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, log_fd = -1, e, rc = -1;
 	struct launch l;
@@ -218,13 +219,13 @@ static int spawn(struct mcp_stdio *s, struct ag_mcp_error *err)
 	if (launch_prepare(s, &l, err) < 0)
 		goto out;
 	if (ax_mkdir_parent(s->log_path, 0700, &ae) < 0) {
-		ag_mcp_fail(err, 500, MCP_INTERNAL_ERROR, "MCP server '%s': log: %s", s->name, ae.message);
+		ag_fail_code(err, 500, MCP_INTERNAL_ERROR, "MCP server '%s': log: %s", s->name, ae.message);
 		goto out;
 	}
 	log_fd = open(s->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 	if (log_fd < 0 || pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0) {
-		ag_mcp_fail(err, 500, MCP_INTERNAL_ERROR, "MCP server '%s': %s: %s", s->name,
-			    log_fd < 0 ? s->log_path : "pipe", strerror(errno));
+		ag_fail_code(err, 500, MCP_INTERNAL_ERROR, "MCP server '%s': %s: %s", s->name,
+			     log_fd < 0 ? s->log_path : "pipe", strerror(errno));
 		goto out;
 	}
 	x.in_fd = in[0];
@@ -234,13 +235,13 @@ static int spawn(struct mcp_stdio *s, struct ag_mcp_error *err)
 	close_fd(&in[0]);
 	close_fd(&out[1]);
 	if (e && !s->proc.pid) {
-		ag_mcp_fail(err, 500, MCP_INTERNAL_ERROR, "MCP server '%s': %s: %s", s->name, step, strerror(e));
+		ag_fail_code(err, 500, MCP_INTERNAL_ERROR, "MCP server '%s': %s: %s", s->name, step, strerror(e));
 		goto out;
 	}
 	if (e) {
 		jl_stop(s->reaper, &s->proc, 0);
-		ag_mcp_fail(err, 500, MCP_INTERNAL_ERROR, "MCP server '%s': %s %.200s: %s", s->name, step, l.program,
-			    strerror(e));
+		ag_fail_code(err, 500, MCP_INTERNAL_ERROR, "MCP server '%s': %s %.200s: %s", s->name, step, l.program,
+			     strerror(e));
 		goto out;
 	}
 	s->in_fd = in[1];
@@ -288,25 +289,17 @@ static void answer(struct mcp_stdio *s, const json_t *msg)
 	send_msg(s, mcp_error(id, MCP_METHOD_NOT_FOUND, "Method not found"));
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int died(struct mcp_stdio *s, struct ag_mcp_error *err)
+static int died(struct mcp_stdio *s, struct ag_error *err)
 {
 	reap(s, 2000);
-	ag_mcp_fail(err, 502, MCP_INTERNAL_ERROR, "MCP server '%s' exited (%s); its stderr is in %s", s->name,
-		    s->last_exit, s->log_path);
+	ag_fail_code(err, 502, MCP_INTERNAL_ERROR, "MCP server '%s' exited (%s); its stderr is in %s", s->name,
+		     s->last_exit, s->log_path);
 	return XCHG_DIED;
 }
 
 /* Lines until the reply to ID; XCHG_* */
 static int await_reply(struct mcp_stdio *s, json_int_t id, const char *method, long long deadline, json_t **reply,
-		       struct ag_mcp_error *err)
+		       struct ag_error *err)
 {
 	char buf[65536];
 
@@ -329,14 +322,14 @@ static int await_reply(struct mcp_stdio *s, json_int_t id, const char *method, l
 		}
 		{
 			struct pollfd p = { .fd = s->out_fd, .events = POLLIN };
-			long long left = deadline - now_ms();
+			long long left = deadline - ax_mono_ms();
 			ssize_t n;
 			int r;
 
 			if (left <= 0) {
 				send_msg(s, mcp_notification("notifications/cancelled",
 							     json_pack("{s:I, s:s}", "requestId", id, "reason", "timeout")));
-				ag_mcp_fail(err, 504, -32001, "MCP server '%s': %s timed out", s->name, method);
+				ag_fail_code(err, 504, -32001, "MCP server '%s': %s timed out", s->name, method);
 				return XCHG_FAILED;
 			}
 			r = poll(&p, 1, left > 1000 ? 1000 : (int)left);
@@ -350,14 +343,14 @@ static int await_reply(struct mcp_stdio *s, json_int_t id, const char *method, l
 			if (n <= 0)
 				return died(s, err);
 			if (mcp_lines_feed(&s->lines, buf, (size_t)n) < 0)
-				return ag_mcp_fail(err, 500, MCP_INTERNAL_ERROR, "out of memory");
+				return ag_fail_code(err, 500, MCP_INTERNAL_ERROR, "out of memory");
 		}
 	}
 }
 
 /* One request and its reply; PARAMS is borrowed. */
 static int exchange(struct mcp_stdio *s, const char *method, const json_t *params, int timeout_ms, json_t **result,
-		    struct ag_mcp_error *err)
+		    struct ag_error *err)
 {
 	json_int_t id = ++s->next_id;
 	json_t *reply = NULL, *e;
@@ -367,15 +360,15 @@ static int exchange(struct mcp_stdio *s, const char *method, const json_t *param
 	if (send_msg(s, mcp_request(id, method, params ? json_deep_copy(params) : NULL)) < 0) {
 		if (errno == EPIPE)
 			return XCHG_UNSENT;
-		return ag_mcp_fail(err, 500, MCP_INTERNAL_ERROR, "MCP server '%s': write: %s", s->name, strerror(errno));
+		return ag_fail_code(err, 500, MCP_INTERNAL_ERROR, "MCP server '%s': write: %s", s->name, strerror(errno));
 	}
-	rc = await_reply(s, id, method, now_ms() + timeout_ms, &reply, err);
+	rc = await_reply(s, id, method, ax_mono_ms() + timeout_ms, &reply, err);
 	if (rc != XCHG_OK)
 		return rc;
 	e = json_object_get(reply, "error");
 	if (e) {
-		ag_mcp_fail(err, 502, json_is_integer(json_object_get(e, "code")) ? (int)json_integer_value(json_object_get(e, "code")) : MCP_INTERNAL_ERROR,
-			    "MCP server '%s': %s", s->name, json_string_value(json_object_get(e, "message")) ?: "error");
+		ag_fail_code(err, 502, json_is_integer(json_object_get(e, "code")) ? (int)json_integer_value(json_object_get(e, "code")) : MCP_INTERNAL_ERROR,
+			     "MCP server '%s': %s", s->name, json_string_value(json_object_get(e, "message")) ?: "error");
 		json_decref(reply);
 		return XCHG_FAILED;
 	}
@@ -384,14 +377,14 @@ static int exchange(struct mcp_stdio *s, const char *method, const json_t *param
 	if (!json_is_object(*result)) {
 		json_decref(*result);
 		*result = NULL;
-		return ag_mcp_fail(err, 502, MCP_INTERNAL_ERROR, "MCP server '%s': %s: the result is not an object", s->name,
-				   method);
+		return ag_fail_code(err, 502, MCP_INTERNAL_ERROR, "MCP server '%s': %s: the result is not an object", s->name,
+				    method);
 	}
 	return XCHG_OK;
 }
 
 /* Start the process and shake hands. */
-static int start(struct mcp_stdio *s, struct ag_mcp_error *err)
+static int start(struct mcp_stdio *s, struct ag_error *err)
 {
 	json_t *params, *result = NULL;
 	const char *version;
@@ -411,8 +404,8 @@ static int start(struct mcp_stdio *s, struct ag_mcp_error *err)
 	}
 	version = json_string_value(json_object_get(result, "protocolVersion"));
 	if (!mcp_version_known(version)) {
-		ag_mcp_fail(err, 502, MCP_INTERNAL_ERROR, "MCP server '%s' speaks protocol version %.40s, which we do not",
-			    s->name, version ? version : "(none)");
+		ag_fail_code(err, 502, MCP_INTERNAL_ERROR, "MCP server '%s' speaks protocol version %.40s, which we do not",
+			     s->name, version ? version : "(none)");
 		json_decref(result);
 		stop(s);
 		return -1;
@@ -437,7 +430,7 @@ static bool running(struct mcp_stdio *s)
 }
 
 int mcp_stdio_request(struct mcp_stdio *s, const char *method, json_t *params, int timeout_ms, json_t **result,
-		      struct ag_mcp_error *err)
+		      struct ag_error *err)
 {
 	int rc = -1, attempt;
 
@@ -455,7 +448,7 @@ int mcp_stdio_request(struct mcp_stdio *s, const char *method, json_t *params, i
 		if (x != XCHG_UNSENT)
 			break;
 		reap(s, 1000);
-		ag_mcp_fail(err, 502, MCP_INTERNAL_ERROR, "MCP server '%s' exited (%s)", s->name, s->last_exit);
+		ag_fail_code(err, 502, MCP_INTERNAL_ERROR, "MCP server '%s' exited (%s)", s->name, s->last_exit);
 	}
 	pthread_mutex_unlock(&s->lock);
 	json_decref(params);

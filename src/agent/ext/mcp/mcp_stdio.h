@@ -22,7 +22,7 @@ void mcp_stdio_free(struct mcp_stdio *s);   /* closes stdin, then SIGTERM, then 
  * the reply; *RESULT is its result. Requests the server sends meanwhile are
  * answered (ping with {}, anything else with -32601) so it never waits on us. */
 int mcp_stdio_request(struct mcp_stdio *s, const char *method, json_t *params, int timeout_ms, json_t **result,
-		      struct ag_mcp_error *err);
+		      struct ag_error *err);
 
 /* The capabilities we declare in initialize (default {}: a tool-calling
  * client). Test hook: declaring sampling, elicitation or roots makes
