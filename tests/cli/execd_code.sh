@@ -114,6 +114,8 @@ run 'echo $BD' '{"language":"bash"}'
 ev --arg d "$BD" '.[0].text == $d and ([.[] | select(.type == "stdout") | .text] | join("") == "7")'
 
 t "DELETE /code?id= interrupts a bash loop, the context keeps its state"
+# A fresh pair of files: the last run's would satisfy the waits below at once.
+rm -f "$TMP/long" "$TMP/long.code"
 (
 	code=$(curl -s -N -o "$TMP/long" --max-time $((60 * SLOW)) -H "$T_HDR" -H 'Content-Type: application/json' \
 		-w '%{http_code}' --data-binary "{\"code\":\"for i in \$(seq 100); do echo \$i; sleep 0.2; done; LOOPED=1\",\"context\":{\"id\":\"$B1\"}}" \
@@ -236,6 +238,8 @@ jq_body '. == []'
 
 t "DELETE /code?id=: interrupts the running code, the context keeps its state"
 run 'z = 7' "{\"id\":\"$C1\"}"
+# A fresh pair of files: the last run's would satisfy the waits below at once.
+rm -f "$TMP/long" "$TMP/long.code"
 (
 	code=$(curl -s -N -o "$TMP/long" --max-time $((60 * SLOW)) -H "$T_HDR" -H 'Content-Type: application/json' \
 		-w '%{http_code}' --data-binary "{\"code\":\"import time\\nfor i in range(100):\\n  print(i, flush=True)\\n  time.sleep(0.2)\",\"context\":{\"id\":\"$C1\"}}" \
