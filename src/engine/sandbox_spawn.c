@@ -131,7 +131,7 @@ json_t *ax_sandbox_spawn(ax_engine *e, const json_t *rec, ax_error *err)
 {
 	const char *id = json_string_value(json_object_get(rec, "id"));
 	const json_t *ep = json_object_get(rec, "entrypoint"), *limits = json_object_get(rec, "resourceLimits");
-	char token[65], fdbuf[5][16], maxbuf[24], *dir = ax_store_dir(e, id), *resolv = NULL;
+	char token[65], fdbuf[5][16], maxbuf[24], membuf[24], cpubuf[24], *dir = ax_store_dir(e, id), *resolv = NULL;
 	const json_t *policy = json_object_get(rec, "networkPolicy");
 	ax_egress_start_arg egress = { e, id, policy };
 	char **env = env_list(json_object_get(rec, "env"));
@@ -183,7 +183,9 @@ json_t *ax_sandbox_spawn(ax_engine *e, const json_t *rec, ax_error *err)
 	snprintf(fdbuf[3], sizeof fdbuf[3], "%d", rp[0]);
 	snprintf(fdbuf[4], sizeof fdbuf[4], "%d", cfd);
 	snprintf(maxbuf, sizeof maxbuf, "%lld", e->console_log_max);
-	argv = calloc(n + 17, sizeof *argv);
+	snprintf(membuf, sizeof membuf, "%lld", limit_of(limits, AX_LIMIT_MEMORY));
+	snprintf(cpubuf, sizeof cpubuf, "%lld", limit_of(limits, AX_LIMIT_CPU));
+	argv = calloc(n + 21, sizeof *argv);
 	if (!argv) {
 		ax_fail(err, AX_CODE_NOMEM, "out of memory");
 		goto out;
@@ -202,6 +204,16 @@ json_t *ax_sandbox_spawn(ax_engine *e, const json_t *rec, ax_error *err)
 	i = 11;
 	argv[i++] = "--cdp-listen-fd";
 	argv[i++] = fdbuf[4];
+	/* The sandbox's cgroup is not visible inside: the agent reports these
+	 * limits in /metrics. */
+	if (limit_of(limits, AX_LIMIT_MEMORY) > 0) {
+		argv[i++] = "--memory-max";
+		argv[i++] = membuf;
+	}
+	if (limit_of(limits, AX_LIMIT_CPU) > 0) {
+		argv[i++] = "--cpu-max";
+		argv[i++] = cpubuf;
+	}
 	if (rp[0] >= 0) {
 		argv[i++] = "--net-ready-fd";
 		argv[i++] = fdbuf[3];

@@ -153,6 +153,13 @@ if [ "$have_cgroups" = 1 ]; then
 	[ "$(mem_limit "$ID")" = 268435456 ] || fail "memory limit is $(mem_limit "$ID"), not 256Mi"
 fi
 
+t "GET /metrics reports the limits in force: 0.5 CPU and 256 MiB, not the host's"
+port=$(jq -r .runtime.agentPort "$STATE/$ID/record.json")
+token=$(jq -r .runtime.token "$STATE/$ID/record.json")
+curl -s --max-time 10 -H "X-EXECD-ACCESS-TOKEN: $token" "http://127.0.0.1:$port/metrics" >"$TMP/metrics"
+jq -e '.cpu_count == 0.5 and .mem_total_mib == 256 and .mem_used_mib > 0 and .mem_used_mib <= 256' \
+	"$TMP/metrics" >/dev/null || fail "metrics: $(cat "$TMP/metrics")"
+
 t "the sandbox is in its cpu cgroup, and its cgroups belong to root, not writable by others"
 init=$(jq -r .runtime.initPid "$STATE/$ID/record.json")
 if [ -d /sys/fs/cgroup/cpu/allox ]; then

@@ -65,7 +65,7 @@
 static const char usage_text[] =
 	"usage: allox-agent --listen-fd N --token-fd M --sandbox-id ID [--status-file PATH]\n"
 	"                   [--log-rotate-fd K --log-max BYTES] [--net-ready-fd R] [--cdp-listen-fd C]\n"
-	"                   [--] [ENTRYPOINT ARGV...]\n";
+	"                   [--memory-max BYTES] [--cpu-max MILLICORES] [--] [ENTRYPOINT ARGV...]\n";
 
 struct options {
 	int listen_fd;
@@ -74,6 +74,8 @@ struct options {
 	int token_fd;
 	int log_rotate_fd;
 	long long log_max;
+	long long memory_max;   /* the sandbox's limits, for /metrics; 0 = none */
+	long long cpu_millis;
 	const char *sandbox_id;
 	const char *status_file;
 	char **entrypoint;
@@ -111,7 +113,7 @@ static int parse_fd(const char *opt, const char *s, int *fd, ax_error *err)
 	return 0;
 }
 
-static int parse_bytes(const char *opt, const char *s, long long *out, ax_error *err)
+static int parse_count(const char *opt, const char *s, long long *out, ax_error *err)
 {
 	char *end;
 	long long v;
@@ -119,7 +121,7 @@ static int parse_bytes(const char *opt, const char *s, long long *out, ax_error 
 	errno = 0;
 	v = strtoll(s, &end, 10);
 	if (errno || end == s || *end || v < 1)
-		return ax_fail(err, AX_CODE_USAGE, "%s: not a positive number of bytes: %s", opt, s);
+		return ax_fail(err, AX_CODE_USAGE, "%s: not a positive whole number: %s", opt, s);
 	*out = v;
 	return 0;
 }
@@ -127,7 +129,7 @@ static int parse_bytes(const char *opt, const char *s, long long *out, ax_error 
 /* 1 when the caller asked for --help or --version (already answered). */
 static int parse_args(int argc, char **argv, struct options *o, ax_error *err)
 {
-	enum { OPT_LISTEN = 256, OPT_TOKEN, OPT_ID, OPT_STATUS, OPT_ROTATE, OPT_MAX, OPT_NET, OPT_CDP, OPT_VERSION };
+	enum { OPT_LISTEN = 256, OPT_TOKEN, OPT_ID, OPT_STATUS, OPT_ROTATE, OPT_MAX, OPT_NET, OPT_CDP, OPT_MEMORY, OPT_CPU, OPT_VERSION };
 	static const struct option longs[] = {
 		{ "listen-fd", required_argument, NULL, OPT_LISTEN },
 		{ "token-fd", required_argument, NULL, OPT_TOKEN },
@@ -135,6 +137,8 @@ static int parse_args(int argc, char **argv, struct options *o, ax_error *err)
 		{ "log-max", required_argument, NULL, OPT_MAX },
 		{ "net-ready-fd", required_argument, NULL, OPT_NET },
 		{ "cdp-listen-fd", required_argument, NULL, OPT_CDP },
+		{ "memory-max", required_argument, NULL, OPT_MEMORY },
+		{ "cpu-max", required_argument, NULL, OPT_CPU },
 		{ "sandbox-id", required_argument, NULL, OPT_ID },
 		{ "status-file", required_argument, NULL, OPT_STATUS },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -171,7 +175,15 @@ static int parse_args(int argc, char **argv, struct options *o, ax_error *err)
 				return -1;
 			break;
 		case OPT_MAX:
-			if (parse_bytes("--log-max", optarg, &o->log_max, err) < 0)
+			if (parse_count("--log-max", optarg, &o->log_max, err) < 0)
+				return -1;
+			break;
+		case OPT_MEMORY:
+			if (parse_count("--memory-max", optarg, &o->memory_max, err) < 0)
+				return -1;
+			break;
+		case OPT_CPU:
+			if (parse_count("--cpu-max", optarg, &o->cpu_millis, err) < 0)
 				return -1;
 			break;
 		case OPT_ID:
@@ -438,6 +450,8 @@ static int run(struct agent *a, ax_error *err)
 		.sessions = a->sessions,
 		.ext = a->ext,
 		.net = &a->net,
+		.memory_max = a->opt.memory_max,
+		.cpu_millis = a->opt.cpu_millis,
 		.started = time(NULL),
 	};
 	ag_log("allox-agent %s for sandbox %s (pid %d)", AG_VERSION, a->opt.sandbox_id, (int)getpid());

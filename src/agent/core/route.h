@@ -45,6 +45,10 @@ struct ag_ctx {
 	 * in the extension module, whose handlers see a copy with them set. */
 	struct ag_ext *ext;                     /* the extension module's loader; see ext_loader.h */
 	struct ag_netwait *net;                 /* the sandbox's network coming up; see netwait.h */
+	/* The sandbox's memory and CPU limits as the engine set them (0: none),
+	 * for /metrics when its cgroup is not visible inside. */
+	long long memory_max;
+	long long cpu_millis;
 	time_t started;
 };
 

@@ -128,8 +128,9 @@ void ag_cpu_sample_take(struct ag_cpu_sample *s)
 	s->mono_ns = ax_mono_ns();
 }
 
-/* The CPUs the sandbox may use: those it may run on, bounded by a CFS quota. */
-static double cpu_count(void)
+/* The CPUs the sandbox may use: those it may run on, bounded by a CFS quota,
+ * read from its cgroup or else as the engine gave it (MILLIS, 0: none). */
+static double cpu_count(long long millis)
 {
 	cpu_set_t set;
 	double n = 1, quota_cpus = 0;
@@ -147,6 +148,8 @@ static double cpu_count(void)
 			quota_cpus = (double)quota / (double)period;
 		fclose(f);
 	}
+	if (quota_cpus <= 0 && millis > 0)
+		quota_cpus = (double)millis / 1000.0;
 	return quota_cpus > 0 && quota_cpus < n ? quota_cpus : n;
 }
 
@@ -159,13 +162,14 @@ static double host_mem_bytes(void)
 
 /* Memory in use and the most there may be, in bytes: a cgroup's usage less
  * its reclaimable file cache (as docker stats counts it) and its limit,
- * else the resident memory of the sandbox's processes and the host's RAM. */
-static void memory(double *used, double *total)
+ * else the resident memory of the sandbox's processes and the limit the
+ * engine gave (MAX, 0: none: the host's RAM). */
+static void memory(long long max, double *used, double *total)
 {
 	long long usage, inactive = 0, limit;
 	double host = host_mem_bytes();
 
-	*total = host;
+	*total = max > 0 && (host <= 0 || (double)max < host) ? (double)max : host;
 	if (read_number(CG "/memory/memory.usage_in_bytes", NULL, &usage) == 0) {
 		read_number(CG "/memory/memory.stat", "total_inactive_file", &inactive);
 		if (read_number(CG "/memory/memory.limit_in_bytes", NULL, &limit) == 0 && limit > 0 &&
@@ -192,9 +196,9 @@ static double round2(double v)
 	return (double)(long long)(v * 100 + 0.5) / 100;
 }
 
-json_t *ag_metrics_json(const struct ag_cpu_sample *prev, const struct ag_cpu_sample *now)
+json_t *ag_metrics_json(const struct ag_ctx *ctx, const struct ag_cpu_sample *prev, const struct ag_cpu_sample *now)
 {
-	double cpus = cpu_count(), used, total, pct = 0;
+	double cpus = cpu_count(ctx->cpu_millis), used, total, pct = 0;
 	int64_t wall = now->mono_ns - prev->mono_ns;
 	struct statvfs vfs;
 	json_t *o;
@@ -203,7 +207,7 @@ json_t *ag_metrics_json(const struct ag_cpu_sample *prev, const struct ag_cpu_sa
 		pct = (double)(now->cpu_ns - prev->cpu_ns) * 100.0 / ((double)wall * cpus);
 	if (pct > 100)
 		pct = 100;
-	memory(&used, &total);
+	memory(ctx->memory_max, &used, &total);
 	o = json_pack("{s:f,s:f,s:f,s:f,s:I}", "cpu_count", round2(cpus), "cpu_used_pct", round2(pct), "mem_total_mib",
 		      round2(total / MIB), "mem_used_mib", round2(used / MIB), "timestamp", (json_int_t)ag_now_ms());
 	if (o && statvfs("/", &vfs) == 0) {
@@ -224,13 +228,14 @@ enum MHD_Result ag_execd_metrics(struct ag_req *req)
 	ag_cpu_sample_take(&a);
 	usleep(SAMPLE_MS * 1000);
 	ag_cpu_sample_take(&b);
-	o = ag_metrics_json(&a, &b);
+	o = ag_metrics_json(req->ctx, &a, &b);
 	if (!o)
 		return ag_execd_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR, AG_E_RUNTIME, "out of memory");
 	return ag_reply_json(req, MHD_HTTP_OK, o);
 }
 
 struct watch {
+	const struct ag_ctx *ctx;
 	int conn_fd;
 	struct ag_cpu_sample last;
 	bool started;
@@ -263,7 +268,7 @@ static int add_event(struct watch *w)
 	int rc;
 
 	ag_cpu_sample_take(&now);
-	o = ag_metrics_json(&w->last, &now);
+	o = ag_metrics_json(w->ctx, &w->last, &now);
 	w->last = now;
 	text = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
 	json_decref(o);
