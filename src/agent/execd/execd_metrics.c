@@ -311,6 +311,7 @@ enum MHD_Result ag_execd_metrics_watch(struct ag_req *req)
 
 	if (!w)
 		return ag_execd_error(req, MHD_HTTP_INTERNAL_SERVER_ERROR, AG_E_RUNTIME, "out of memory");
+	w->ctx = req->ctx;
 	w->conn_fd = ag_connection_fd(req);
 	/* The first event's CPU figure covers a short sample, not zero time. */
 	ag_cpu_sample_take(&w->last);
