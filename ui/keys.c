@@ -1,7 +1,9 @@
 /*
  * Keys, in the manner of htop's Action.c: each handler returns what the loop
- * must do (AX_REDRAW, AX_RELAYOUT, AX_QUIT). On the command line keys go to
- * readline; on a pane they select, scroll or act.
+ * must do (AX_REDRAW, AX_RELAYOUT, AX_QUIT). Which key does what is the table
+ * in ui/keymap.c; this file looks keys up there and carries out the actions,
+ * the pane ones through the focused pane's ops table. A key bound nowhere goes
+ * to readline on the command line, and on a pane a printable one types there.
  */
 #include "ui/tui.h"
 
@@ -9,16 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define KEY_CTRL(c) ((c) & 0x1f)
-
-static int run_words(ax_tui *t, const char *a, const char *b, const char *c)
-{
-	char line[256];
-
-	snprintf(line, sizeof line, "%s %s %s", a, b, c);
-	return ax_tui_run_line(t, line);
-}
-
+#include "ui/keymap.h"
 
 static int feed_key(int key)
 {
@@ -60,85 +53,6 @@ static int feed_key(int key)
 	return 0;
 }
 
-static int scroll_output(ax_tui *t, int rows)
-{
-	t->out.scroll += rows;
-	if (t->out.scroll < 0)
-		t->out.scroll = 0;
-	return AX_REDRAW; /* drawing clamps the top */
-}
-
-static int pane_enter(ax_tui *t)
-{
-	if (t->focus == AX_FOCUS_SESSIONS) {
-		const json_t *row = json_array_get(t->sh->catalog.sandboxes, (size_t)t->sel_session);
-		const char *id = json_string_value(json_object_get(row, "id"));
-
-		return id ? run_words(t, "session", "use", id) : 0;
-	}
-	if (t->focus == AX_FOCUS_CHECKPOINTS) {
-		json_t *rows = json_array();
-
-		ax_tui_checkpoint_rows(t, rows);
-		ax_set_str(&t->confirm_id, json_string_value(json_object_get(json_array_get(rows,
-			(size_t)t->sel_checkpoint), "id")));
-		json_decref(rows);
-		return AX_REDRAW;
-	}
-	return 0;
-}
-
-static int pane_key(ax_tui *t, int key)
-{
-	int *sel = t->focus == AX_FOCUS_SESSIONS ? &t->sel_session : &t->sel_checkpoint;
-
-	switch (key) {
-	case KEY_UP:
-	case 'k':
-		if (t->focus == AX_FOCUS_OUTPUT)
-			return scroll_output(t, 1);
-		(*sel)--;
-		break;
-	case KEY_DOWN:
-	case 'j':
-		if (t->focus == AX_FOCUS_OUTPUT)
-			return scroll_output(t, -1);
-		(*sel)++;
-		break;
-	case KEY_HOME:
-		if (t->focus == AX_FOCUS_OUTPUT)
-			return scroll_output(t, 1 << 28);
-		*sel = 0;
-		break;
-	case KEY_END:
-		if (t->focus == AX_FOCUS_OUTPUT)
-			return scroll_output(t, -(1 << 28));
-		*sel = 1 << 28;
-		break;
-	case '\r':
-	case '\n':
-	case KEY_ENTER:
-		return pane_enter(t);
-	default:
-		if (key >= ' ' && key < 256 && key != 127) {
-			/* Typing on a pane types on the command line. */
-			t->focus = AX_FOCUS_CMDLINE;
-			return feed_key(key);
-		}
-		return 0;
-	}
-	if (t->focus == AX_FOCUS_SESSIONS) {
-		int n = (int)json_array_size(t->sh->catalog.sandboxes);
-
-		if (*sel >= n)
-			*sel = n - 1;
-		if (*sel < 0)
-			*sel = 0;
-		ax_tui_sync_selected(t);
-	}
-	return AX_REDRAW;
-}
-
 static int interrupt(ax_tui *t)
 {
 	if (!t->job.pid) {
@@ -152,75 +66,80 @@ static int interrupt(ax_tui *t)
 	return AX_REDRAW;
 }
 
-int ax_tui_on_key(ax_tui *t, int key)
+static int act(ax_tui *t, const ax_keybinding *b, int key)
 {
+	const ax_pane_ops *pane = ax_pane_ops_of(t->focus);
 	int page = t->lay.output.h > 2 ? t->lay.output.h - 2 : 1;
 
+	switch (b->action) {
+	case AX_ACT_INTERRUPT:
+		return interrupt(t);
+	case AX_ACT_REPAINT:
+		clearok(curscr, TRUE);
+		return AX_REDRAW;
+	case AX_ACT_PAGE:
+		return ax_tui_scroll_output(t, b->arg * page);
+	case AX_ACT_HELP:
+		t->help = true;
+		return AX_REDRAW;
+	case AX_ACT_FOCUS:
+		t->focus = b->arg;
+		return AX_REDRAW;
+	case AX_ACT_FOCUS_NEXT:
+		t->focus = (t->focus + AX_FOCUS_COUNT + b->arg) % AX_FOCUS_COUNT;
+		return AX_REDRAW;
+	case AX_ACT_MOVE:
+		return pane ? pane->step(t, b->arg) : 0;
+	case AX_ACT_ENTER:
+		return pane && pane->enter ? pane->enter(t) : 0;
+	case AX_ACT_READLINE:
+	case AX_ACT_COUNT:
+		break;
+	}
+	return feed_key(key);
+}
+
+int ax_tui_on_key(ax_tui *t, int key)
+{
+	const ax_keybinding *b;
+
+	/* A resize is an event, not a key: it rebuilds the windows under any overlay. */
 	if (key == KEY_RESIZE)
 		return AX_RELAYOUT;
 	if (t->help) {
 		t->help = false;
 		return AX_REDRAW;
 	}
+	/* The restore question is modal; its keys are on the status line. */
 	if (t->confirm_id) {
 		char *id = t->confirm_id;
 		int r = AX_REDRAW;
 
 		t->confirm_id = NULL;
-		if (key == 'y' || key == 'Y')
-			r = run_words(t, "checkpoint", "restore", id);
+		if (key == 'y' || key == 'Y') {
+			char line[256];
+
+			snprintf(line, sizeof line, "checkpoint restore %s", id);
+			r = ax_tui_run_line(t, line);
+		}
 		free(id);
 		return r;
 	}
-	switch (key) {
-	case KEY_CTRL('c'):
-		return interrupt(t);
-	case KEY_CTRL('l'):
-		clearok(curscr, TRUE);
-		return AX_REDRAW;
-	case KEY_PPAGE:
-		return scroll_output(t, page);
-	case KEY_NPAGE:
-		return scroll_output(t, -page);
-	case KEY_F(1):
-		t->help = true;
-		return AX_REDRAW;
-	case KEY_F(2):
-		t->focus = AX_FOCUS_SESSIONS;
-		return AX_REDRAW;
-	case KEY_F(3):
-		t->focus = AX_FOCUS_CHECKPOINTS;
-		return AX_REDRAW;
-	case KEY_F(4):
-		t->focus = AX_FOCUS_OUTPUT;
-		return AX_REDRAW;
-	case KEY_BTAB:
-		t->focus = (t->focus + AX_FOCUS_COUNT - 1) % AX_FOCUS_COUNT;
-		return AX_REDRAW;
-	default:
-		break;
-	}
+	if ((b = ax_keymap_find(AX_SCOPE_GLOBAL, key)))
+		return act(t, b, key);
 	if (t->focus != AX_FOCUS_CMDLINE) {
-		if (key == '\t') {
-			t->focus = (t->focus + 1) % AX_FOCUS_COUNT;
-			return AX_REDRAW;
-		}
-		if (key == 27) {
+		if ((b = ax_keymap_find(AX_SCOPE_PANES, key)))
+			return act(t, b, key);
+		if (key >= ' ' && key < 256 && key != 127) {
+			/* Typing on a pane types on the command line. */
 			t->focus = AX_FOCUS_CMDLINE;
-			return AX_REDRAW;
+			return feed_key(key);
 		}
-		if (key == '?') {
-			t->help = true;
-			return AX_REDRAW;
-		}
-		return pane_key(t, key);
+		return 0;
 	}
-	if (ax_rl_line_empty() && (key == '\t' || key == '?')) {
-		if (key == '?')
-			t->help = true;
-		else
-			t->focus = AX_FOCUS_SESSIONS;
-		return AX_REDRAW;
-	}
+	if (ax_rl_line_empty() && (b = ax_keymap_find(AX_SCOPE_EMPTY_LINE, key)))
+		return act(t, b, key);
+	if ((b = ax_keymap_find(AX_SCOPE_CMDLINE, key)))
+		return act(t, b, key);
 	return feed_key(key);
 }

@@ -6,6 +6,7 @@ libaxui_a_SOURCES = \
 	ui/complete.c ui/complete.h \
 	ui/dump.c \
 	ui/job.c ui/job.h \
+	ui/keymap.c ui/keymap.h \
 	ui/keys.c \
 	ui/layout.c ui/layout.h \
 	ui/outbuf.c ui/outbuf.h \

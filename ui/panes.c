@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "lib/output.h"
+#include "ui/keymap.h"
 
 enum { PAIR_OK = 1, PAIR_PENDING, PAIR_PAUSED, PAIR_ERROR, PAIR_TITLE };
 
@@ -127,12 +128,11 @@ static void clamp_view(int *sel, int *top, int n, int h)
 		*top = 0;
 }
 
-static void draw_sessions(ax_tui *t)
+static void draw_sessions(ax_tui *t, bool focused)
 {
 	WINDOW *w = t->w_sessions;
 	const json_t *rows = t->sh->catalog.sandboxes;
 	const char *current = t->sh->catalog.current;
-	bool focused = t->focus == AX_FOCUS_SESSIONS;
 	int h, width, n = (int)json_array_size(rows), i;
 	char head[96];
 
@@ -193,10 +193,9 @@ const json_t *ax_tui_checkpoint_rows(const ax_tui *t, json_t *into)
 	return into;
 }
 
-static void draw_checkpoints(ax_tui *t)
+static void draw_checkpoints(ax_tui *t, bool focused)
 {
 	WINDOW *w = t->w_checkpoints;
-	bool focused = t->focus == AX_FOCUS_CHECKPOINTS;
 	json_t *rows;
 	int h, width, n, i;
 	char head[96];
@@ -242,11 +241,10 @@ static void draw_checkpoints(ax_tui *t)
 	wnoutrefresh(w);
 }
 
-static void draw_output(ax_tui *t)
+static void draw_output(ax_tui *t, bool focused)
 {
 	WINDOW *w = t->w_output;
 	ax_outbuf *b = &t->out;
-	bool focused = t->focus == AX_FOCUS_OUTPUT;
 	int h, width, have = 0, want, first, row;
 	size_t *rows_line, *rows_off, starts[512];
 	long li;
@@ -336,27 +334,15 @@ static void draw_status(ax_tui *t)
 	wnoutrefresh(w);
 }
 
-static void draw_help(ax_tui *t)
+/* The help overlay: the keymap's help lines (ui/keymap.c). */
+static void draw_help(void)
 {
-	static const char *const lines[] = {
-		"allox> keys",
-		"",
-		"Tab, Shift-Tab  next / previous pane (Tab completes on a typed line)",
-		"F2 F3 F4 Esc    sessions, checkpoints, output, command line",
-		"Up, Down        select a sandbox or checkpoint; scroll the output",
-		"Enter           sessions: use it; checkpoints: restore it (y/n)",
-		"PgUp PgDn       scroll the output; Home/End in the output pane",
-		"Ctrl-C          cancel the running command (never the shell)",
-		"Ctrl-R          search the history ($ALLOX_HOME/history)",
-		"Ctrl-D, exit    leave",
-		"",
-		"Shell words: help [GROUP [VERB]], use ID, history, clear, exit",
-		"",
-		"Any key closes this.",
-	};
-	int n = (int)(sizeof lines / sizeof lines[0]), width = 72, i;
+	char line[128];
+	int n = 0, width = 72, i;
 	WINDOW *w;
 
+	while (ax_keymap_help_line((size_t)n, line, sizeof line))
+		n++;
 	if (width > COLS - 2)
 		width = COLS - 2;
 	if (n + 2 > LINES - 2 || width < 20)
@@ -366,11 +352,10 @@ static void draw_help(ax_tui *t)
 		return;
 	werase(w);
 	box(w, 0, 0);
-	for (i = 0; i < n; i++)
-		mvwaddnstr(w, i + 1, 2, lines[i], width - 4);
+	for (i = 0; i < n && ax_keymap_help_line((size_t)i, line, sizeof line); i++)
+		mvwaddnstr(w, i + 1, 2, line, width - 4);
 	wnoutrefresh(w);
 	delwin(w);
-	(void)t;
 }
 
 static void draw_separator(ax_tui *t)
@@ -386,19 +371,127 @@ static void draw_separator(ax_tui *t)
 	wnoutrefresh(t->w_sep);
 }
 
+static int sessions_step(ax_tui *t, int delta)
+{
+	int n = (int)json_array_size(t->sh->catalog.sandboxes);
+
+	t->sel_session += delta;
+	if (t->sel_session >= n)
+		t->sel_session = n - 1;
+	if (t->sel_session < 0)
+		t->sel_session = 0;
+	ax_tui_sync_selected(t);
+	return AX_REDRAW;
+}
+
+static int sessions_enter(ax_tui *t)
+{
+	const json_t *row = json_array_get(t->sh->catalog.sandboxes, (size_t)t->sel_session);
+	const char *id = json_string_value(json_object_get(row, "id"));
+	char line[256];
+
+	if (!id)
+		return 0;
+	snprintf(line, sizeof line, "session use %s", id);
+	return ax_tui_run_line(t, line);
+}
+
+static int checkpoints_step(ax_tui *t, int delta)
+{
+	json_t *rows = json_array();
+	int n = (int)json_array_size(ax_tui_checkpoint_rows(t, rows));
+
+	json_decref(rows);
+	t->sel_checkpoint += delta;
+	if (t->sel_checkpoint >= n)
+		t->sel_checkpoint = n - 1;
+	if (t->sel_checkpoint < 0)
+		t->sel_checkpoint = 0;
+	return AX_REDRAW;
+}
+
+/* Restoring asks first: the status line shows the question. */
+static int checkpoints_enter(ax_tui *t)
+{
+	json_t *rows = json_array();
+
+	ax_tui_checkpoint_rows(t, rows);
+	ax_set_str(&t->confirm_id, json_string_value(json_object_get(json_array_get(rows,
+		(size_t)t->sel_checkpoint), "id")));
+	json_decref(rows);
+	return AX_REDRAW;
+}
+
+int ax_tui_scroll_output(ax_tui *t, int rows)
+{
+	/* Home and End ask for 1 << 28 rows; the bound keeps repeats from overflowing. */
+	if (rows > 0 && t->out.scroll > (1 << 29))
+		rows = 0;
+	t->out.scroll += rows;
+	if (t->out.scroll < 0)
+		t->out.scroll = 0;
+	return AX_REDRAW; /* drawing clamps the top */
+}
+
+/* Down scrolls toward the newest line, which is scroll 0. */
+static int output_step(ax_tui *t, int delta)
+{
+	return ax_tui_scroll_output(t, -delta);
+}
+
+static const ax_pane_ops sessions_ops = {
+	.name = "sessions",
+	.focus = AX_FOCUS_SESSIONS,
+	.draw = draw_sessions,
+	.step = sessions_step,
+	.enter = sessions_enter,
+};
+
+static const ax_pane_ops checkpoints_ops = {
+	.name = "checkpoints",
+	.focus = AX_FOCUS_CHECKPOINTS,
+	.draw = draw_checkpoints,
+	.step = checkpoints_step,
+	.enter = checkpoints_enter,
+};
+
+static const ax_pane_ops output_ops = {
+	.name = "output",
+	.focus = AX_FOCUS_OUTPUT,
+	.draw = draw_output,
+	.step = output_step,
+	.enter = NULL,
+};
+
+const ax_pane_ops *ax_pane_ops_of(int focus)
+{
+	static const ax_pane_ops *const panes[AX_FOCUS_COUNT] = {
+		[AX_FOCUS_SESSIONS] = &sessions_ops,
+		[AX_FOCUS_CHECKPOINTS] = &checkpoints_ops,
+		[AX_FOCUS_OUTPUT] = &output_ops,
+	};
+
+	return focus >= 0 && focus < AX_FOCUS_COUNT ? panes[focus] : NULL;
+}
+
 void ax_tui_draw(ax_tui *t)
 {
-	draw_sessions(t);
-	draw_checkpoints(t);
+	int f;
+
+	for (f = 0; f < AX_FOCUS_COUNT; f++) {
+		const ax_pane_ops *pane = ax_pane_ops_of(f);
+
+		if (pane)
+			pane->draw(t, t->focus == f);
+	}
 	draw_separator(t);
-	draw_output(t);
 	if (t->lay.unusable && t->w_output) {
 		mvwaddnstr(t->w_output, 0, 0, "(terminal too small: 80x24 or more)", getmaxx(t->w_output));
 		wnoutrefresh(t->w_output);
 	}
 	draw_status(t);
 	if (t->help)
-		draw_help(t);
+		draw_help();
 	ax_rl_draw(t);
 	curs_set(t->focus == AX_FOCUS_CMDLINE && !t->help && !t->confirm_id ? 1 : 0);
 	doupdate();

@@ -72,7 +72,22 @@ void ax_refresh_read(ax_tui *t);
 void ax_tui_follow_current(ax_tui *t);
 void ax_tui_sync_selected(ax_tui *t);
 
-/* panes.c */
+/* panes.c: each pane is one ops table, in the manner of tig's view_ops; the
+ * loop and the keymap call through it instead of testing the focus. */
+typedef struct ax_pane_ops {
+	const char *name;
+	enum ax_focus focus;
+	void (*draw)(ax_tui *t, bool focused);
+	/* Up, Down, Home, End: DELTA rows down (Home and End go past the ends);
+	 * not "move", which curses defines as a macro. */
+	int (*step)(ax_tui *t, int delta);
+	/* Enter on the selected row; NULL where Enter does nothing. */
+	int (*enter)(ax_tui *t);
+} ax_pane_ops;
+
+/* The pane that takes FOCUS, or NULL (the command line is not a pane). */
+const ax_pane_ops *ax_pane_ops_of(int focus);
+int ax_tui_scroll_output(ax_tui *t, int rows);
 void ax_tui_draw(ax_tui *t);
 void ax_tui_windows(ax_tui *t);
 void ax_tui_windows_free(ax_tui *t);

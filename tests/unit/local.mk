@@ -26,7 +26,8 @@ UNIT_TESTS += \
 	tests/unit/test_session \
 	tests/unit/test_timeutil \
 	tests/unit/test_toml \
-	tests/unit/test_tui_complete
+	tests/unit/test_tui_complete \
+	tests/unit/test_tui_keymap
 tests_unit_test_api_decode_LDADD = $(UNIT_LDADD)
 tests_unit_test_api_decode_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_ax_error_LDADD = $(UNIT_LDADD)
@@ -69,6 +70,8 @@ tests_unit_test_toml_LDADD = $(UNIT_LDADD)
 tests_unit_test_toml_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_tui_complete_LDADD = $(UNIT_UI_LDADD)
 tests_unit_test_tui_complete_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_tui_keymap_LDADD = $(UNIT_UI_LDADD)
+tests_unit_test_tui_keymap_CFLAGS = $(UNIT_CFLAGS) $(NCURSES_CFLAGS)
 
 # The renderer alone.
 UNIT_TESTS += tests/unit/test_progress
