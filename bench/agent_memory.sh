@@ -1,5 +1,5 @@
 #!/bin/sh
-# A fresh sandbox's agent (issues 3 and 11): VmRSS, Pss (smaps_rollup) and
+# A fresh sandbox's agent: VmRSS, Pss (smaps_rollup) and
 # the shared objects it maps, median of BENCH_N sandboxes (default 10).
 # Then the same for one of them after a Jupyter-free heavy-route call
 # (GET /v1/mcp/servers), which loads the extension module.
