@@ -12,9 +12,10 @@
 #include "agent/execd/execd_http.h"
 #include "agent/execd/execd_session.h"
 
+/* ag_query, with an empty value read as absent ("?language=" lists all). */
 static const char *query(const struct ag_req *req, const char *name)
 {
-	const char *v = MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, name);
+	const char *v = ag_query(req, name, NULL);
 
 	return v && *v ? v : NULL;
 }
